@@ -1,0 +1,5 @@
+"""evaltrans: machine-translation evaluation, human and automatic."""
+
+from .celery import app as celery_app
+
+__all__ = ["celery_app"]

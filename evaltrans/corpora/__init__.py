@@ -1,0 +1,1 @@
+"""Core data: test sets, segments, references, systems, candidates; import and export."""

@@ -1,0 +1,22 @@
+"""metrics.core: every automatic measure of evaltrans, as a pure library (never Django).
+
+``METRICS`` maps the names users pick (command line, web forms, stored runs) to the
+measure classes. ``get_metric(name)(**options)`` builds one.
+"""
+
+from __future__ import annotations
+
+from .base import Measure, MeasureError, Option, Score, Signature
+
+METRICS: dict[str, type[Measure]] = {}
+
+
+def get_metric(name: str) -> type[Measure]:
+    try:
+        return METRICS[name]
+    except KeyError:
+        known = ", ".join(sorted(METRICS))
+        raise MeasureError(f"unknown measure {name!r} (known: {known})") from None
+
+
+__all__ = ["METRICS", "Measure", "MeasureError", "Option", "Score", "Signature", "get_metric"]

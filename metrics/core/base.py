@@ -1,0 +1,241 @@
+"""The measure pipeline shared by every automatic measure.
+
+Every measure follows one path (DESIGN.md, "The measure pipeline"):
+
+    preprocess -> per-segment sufficient statistics -> aggregate (sum) -> score
+
+* ``context(references)`` builds test-set-wide data once (NIST information weights,
+  WNM weights, ...). It sees the references of the *whole* test set, so chunked runs
+  over parts of a test set give the same numbers as one run over all of it.
+* ``statistics(hypotheses, references, context)`` returns one row of numbers per
+  segment (a 2-D float array). Rows never depend on other segments, so chunks can be
+  computed anywhere and concatenated.
+* ``aggregate(stats)`` turns the column sums (or, for measures that need it, the whole
+  array) into a corpus :class:`Score`; ``sentence_scores(stats)`` gives one number per
+  row. Bootstrap resampling and significance tests reuse the same rows.
+
+References are given per segment: ``references[k]`` is the list of reference texts
+of segment k (one or more). Scores are reported in the unit the command line prints:
+percent for error rates, BLEU, chrF and TER; raw for NIST.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+VERSION = "1.0"
+"""Implementation version, part of every signature: bump it when a number changes."""
+
+Statistics = npt.NDArray[np.float64]
+
+
+class MeasureError(ValueError):
+    """Bad options or bad input for a measure; the message is shown to the user as is."""
+
+
+def parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in {"true", "yes", "1", "on"}:
+        return True
+    if lowered in {"false", "no", "0", "off"}:
+        return False
+    raise MeasureError(f"expected true or false, got {text!r}")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a measure.
+
+    Args:
+        default: value used when the option is not given.
+        choices: allowed values (strings), or None for a free value of ``kind``.
+        kind: ``str``, ``int``, ``float`` or ``bool``; strings from the command line are
+            converted with it.
+        help: one sentence for ``list`` and the docs.
+        short: the key used in signatures (e.g. ``tok`` for ``tokenize``).
+        minimum: smallest allowed number for int/float options.
+    """
+
+    default: Any
+    help: str
+    choices: tuple[str, ...] | None = None
+    kind: type = str
+    short: str = ""
+    minimum: float | None = None
+
+    def convert(self, name: str, value: Any) -> Any:
+        """Return ``value`` converted to the option's kind, or raise MeasureError."""
+        try:
+            if self.kind is bool:
+                converted = parse_bool(value) if isinstance(value, str) else bool(value)
+            elif self.kind in (int, float):
+                converted = self.kind(value)
+            else:
+                converted = str(value)
+        except (TypeError, ValueError) as error:
+            raise MeasureError(f"option {name}: {error}") from None
+        if self.choices is not None and converted not in self.choices:
+            allowed = ", ".join(self.choices)
+            raise MeasureError(f"option {name}: {value!r} is not one of {allowed}")
+        if self.minimum is not None and converted < self.minimum:
+            raise MeasureError(f"option {name}: {value!r} is below {self.minimum}")
+        return converted
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "default": self.default,
+            "type": self.kind.__name__,
+            "choices": list(self.choices) if self.choices is not None else None,
+            "help": self.help,
+        }
+
+
+@dataclass(frozen=True)
+class Signature:
+    """Every parameter that changes a measure's number, sacreBLEU style.
+
+    ``str(signature)`` gives ``name|nrefs:2|tok:13a|case:mixed|version:1.0``.
+    """
+
+    measure: str
+    params: tuple[tuple[str, str], ...]
+
+    def __str__(self) -> str:
+        parts = [self.measure] + [f"{key}:{value}" for key, value in self.params]
+        return "|".join(parts)
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.params)
+
+
+@dataclass
+class Score:
+    """A corpus-level result: the number, the signature and the parts behind it."""
+
+    measure: str
+    score: float
+    signature: Signature
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "score": self.score,
+            "signature": str(self.signature),
+            "details": self.details,
+        }
+
+
+def format_signature_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+class Measure(abc.ABC):
+    """Base class of every measure. Subclasses set ``name``, ``options`` and the hooks.
+
+    Options are given as keyword arguments with the option names of the command line
+    (``ref-length-rule``) or their Python spelling (``ref_length_rule``).
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    options: ClassVar[Mapping[str, Option]] = {}
+    higher_is_better: ClassVar[bool] = False
+    stat_names: ClassVar[tuple[str, ...]] = ()
+    """Names of the statistics columns, for storage and reports (may be set per instance)."""
+
+    def __init__(self, **values: Any) -> None:
+        given = {key.replace("_", "-"): value for key, value in values.items()}
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            allowed = ", ".join(sorted(self.options)) or "none"
+            raise MeasureError(
+                f"measure {self.name}: unknown option {unknown[0]!r} (allowed: {allowed})"
+            )
+        self.values: dict[str, Any] = {
+            key: option.convert(key, given[key]) if key in given else option.default
+            for key, option in self.options.items()
+        }
+        self.validate()
+
+    def option(self, key: str) -> Any:
+        return self.values[key]
+
+    def validate(self) -> None:
+        """Check combinations of options; raise MeasureError. Default: nothing to check."""
+
+    # -- the pipeline -------------------------------------------------------------
+
+    def context(self, references: Sequence[Sequence[str]]) -> Any:
+        """Test-set-wide data built from all references (default: none)."""
+        return None
+
+    @abc.abstractmethod
+    def statistics(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str]],
+        context: Any = None,
+    ) -> Statistics:
+        """Per-segment sufficient statistics, shape (len(hypotheses), n_stats)."""
+
+    @abc.abstractmethod
+    def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
+        """Corpus score from the statistics rows of one system."""
+
+    @abc.abstractmethod
+    def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
+        """One score per row; NaN where the sentence score is undefined."""
+
+    # -- conveniences built on the hooks ------------------------------------------
+
+    def corpus_score(
+        self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]
+    ) -> Score:
+        check_lengths(hypotheses, references)
+        stats = self.statistics(hypotheses, references, self.context(references))
+        return self.aggregate(stats, n_refs=max((len(r) for r in references), default=0))
+
+    def signature(self, n_refs: int) -> Signature:
+        params = [("nrefs", str(n_refs))]
+        for key, option in self.options.items():
+            params.append((option.short or key, format_signature_value(self.values[key])))
+        params.append(("version", VERSION))
+        return Signature(self.name, tuple(params))
+
+    @classmethod
+    def describe(cls) -> dict[str, Any]:
+        return {
+            "name": cls.name,
+            "description": cls.description,
+            "higher_is_better": cls.higher_is_better,
+            "options": {key: option.describe() for key, option in cls.options.items()},
+        }
+
+
+def check_lengths(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:
+    if len(hypotheses) != len(references):
+        raise MeasureError(
+            f"{len(hypotheses)} hypotheses but {len(references)} segments of references"
+        )
+
+
+def streams_to_segments(streams: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Turn reference streams (one list per reference file) into per-segment lists."""
+    lengths = {len(stream) for stream in streams}
+    if len(lengths) > 1:
+        raise MeasureError(f"reference files differ in line count: {sorted(lengths)}")
+    return [list(segment) for segment in zip(*streams, strict=True)]
+
+
+MeasureFactory = Callable[..., Measure]
