@@ -1,0 +1,121 @@
+"""The corpus upload form: field validation only; parsing happens in ``parsing``."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+
+from .formats.base import InputFile
+from .parsing import IMPORT_FORMATS, CorpusInputs, reference_labels
+
+FORMAT_HELP = {
+    "text": "Plain text, one sentence per line: a source file, reference files, system files.",
+    "sgml": "NIST/WMT mteval SGML: srcset, refset and tstset files.",
+    "wmt-xml": "WMT XML (2021 on): sources, references and system outputs in one file.",
+    "evaltrans-xml": "EvalTrans database: sources, targets and their levels.",
+    "mqm-tsv": "Google MQM TSV: texts of every rated system (ratings are imported separately).",
+}
+TOO_LARGE = "{name} is {size:,} bytes; the limit is {limit:,} bytes."
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file field that takes several files (Django's documented pattern)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(item, initial) for item in data if item]
+        return [single(data, initial)] if data else []
+
+
+class CorpusImportForm(forms.Form):
+    name = forms.CharField(max_length=200, help_text="Importing new content under an existing name makes a new version.")
+    format = forms.ChoiceField(
+        choices=[(name, f"{name} — {FORMAT_HELP[name]}") for name in IMPORT_FORMATS]
+    )
+    source_lang = forms.CharField(max_length=16, required=False, label="Source language")
+    target_lang = forms.CharField(max_length=16, required=False, label="Target language")
+    source = forms.FileField(required=False, label="Source file")
+    references = MultipleFileField(required=False, label="Reference files", help_text="Labelled A, B, … in the order chosen.")
+    systems = MultipleFileField(required=False, label="System files")
+    system_names = forms.CharField(
+        required=False,
+        help_text="Text format: comma-separated names in file order (default: file names).",
+    )
+    docs = forms.FileField(required=False, label="Document ids (text format, optional)")
+    file = forms.FileField(required=False, label="Corpus file (WMT XML, EvalTrans XML, MQM TSV)")
+    reference_systems = forms.CharField(
+        required=False, initial="ref", help_text="MQM TSV: systems that are references."
+    )
+    encoding = forms.CharField(max_length=32, initial="utf-8")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        limit = settings.CORPUS_UPLOAD_MAX_BYTES
+        for upload in self._uploads(cleaned):
+            if upload.size is not None and upload.size > limit:
+                raise forms.ValidationError(
+                    TOO_LARGE.format(name=upload.name, size=upload.size, limit=limit)
+                )
+        names = [name.strip() for name in cleaned.get("system_names", "").split(",") if name.strip()]
+        systems = cleaned.get("systems") or []
+        if names and len(names) != len(systems):
+            raise forms.ValidationError(
+                f"{len(names)} system names for {len(systems)} system files."
+            )
+        return cleaned
+
+    @staticmethod
+    def _uploads(cleaned: dict[str, Any]) -> list[UploadedFile]:
+        single = [cleaned.get(key) for key in ("source", "docs", "file")]
+        return [f for f in single if f] + list(cleaned.get("references") or []) + list(
+            cleaned.get("systems") or []
+        )
+
+    def corpus_inputs(self) -> CorpusInputs:
+        """The validated upload as parser inputs."""
+        data = self.cleaned_data
+        systems = data.get("systems") or []
+        names = [n.strip() for n in data.get("system_names", "").split(",") if n.strip()]
+        names = names or [_system_name(upload.name) for upload in systems]
+        references = data.get("references") or []
+        reference_systems = tuple(
+            n.strip() for n in data.get("reference_systems", "").split(",") if n.strip()
+        )
+        return CorpusInputs(
+            source=_input(data.get("source")),
+            references=list(zip(reference_labels(len(references)), map(_input, references), strict=True)),
+            systems=list(zip(names, map(_input, systems), strict=True)),
+            file=_input(data.get("file")),
+            docs=_input(data.get("docs")),
+            source_lang=data.get("source_lang", "").strip(),
+            target_lang=data.get("target_lang", "").strip(),
+            encoding=data.get("encoding") or "utf-8",
+            reference_systems=reference_systems or ("ref",),
+            max_bytes=settings.CORPUS_UPLOAD_MAX_BYTES,
+        )
+
+
+def _input(upload: UploadedFile | None) -> InputFile | None:
+    if upload is None:
+        return None
+    return InputFile(name=PurePath(upload.name or "upload").name, data=upload.read())
+
+
+def _system_name(file_name: str | None) -> str:
+    """A system file's default name: its file name without the last extension."""
+    name = PurePath(file_name or "system").name
+    stem, _, _ = name.rpartition(".")
+    return stem or name

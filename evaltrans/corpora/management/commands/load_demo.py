@@ -1,0 +1,58 @@
+"""python manage.py load_demo: demo users and the demo corpus, once (safe to run again)."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+
+from evaltrans.corpora.formats.base import InputFile
+from evaltrans.corpora.models import TestSet
+from evaltrans.corpora.parsing import CorpusInputs, parse_corpus
+from evaltrans.corpora.services import testset_import
+from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
+
+DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+DEMO_FILE = DEMO_DIR / "mqm_ted_ende.tsv.gz"
+DEMO_NAME = "WMT21 TED MQM en-de"
+
+# (user name, password, staff, group). Demo credentials only: never use them in production.
+DEMO_USERS = [
+    ("admin", "admin-demo", True, None),
+    ("judge1", "judge-demo", False, JUDGES_GROUP),
+    ("judge2", "judge-demo", False, JUDGES_GROUP),
+    ("viewer", "viewer-demo", False, VIEWERS_GROUP),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo users and import the demo corpus (skips what exists)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        self._users()
+        if TestSet.objects.filter(name=DEMO_NAME).exists():
+            self.stdout.write(f"Demo corpus {DEMO_NAME!r} already loaded.")
+            return
+        inputs = CorpusInputs(
+            file=InputFile(name=DEMO_FILE.name, data=gzip.decompress(DEMO_FILE.read_bytes())),
+            source_lang="en",
+            target_lang="de",
+        )
+        result = testset_import(corpus=parse_corpus("mqm-tsv", inputs), name=DEMO_NAME, import_format="mqm-tsv")
+        self.stdout.write(self.style.SUCCESS(result.summary))
+
+    def _users(self) -> None:
+        users = get_user_model()
+        for name, password, staff, group in DEMO_USERS:
+            if users.objects.filter(username=name).exists():
+                continue
+            user = users.objects.create_user(username=name, password=password)
+            user.is_staff = user.is_superuser = staff
+            user.save()
+            if group:
+                user.groups.add(Group.objects.get_or_create(name=group)[0])
+            self.stdout.write(f"Created demo user {name!r}.")

@@ -1,0 +1,169 @@
+"""Writes on corpora: importing a parsed corpus as a test set, exporting one to files.
+
+Parsing and validation happen before anything is written (``evaltrans.corpora.formats``);
+storing is one transaction, so bad input or a failure half-way changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from .formats import FORMATS
+from .formats.base import CorpusData
+from .models import Candidate, RawEvaluation, Reference, Segment, System, TestSet
+from .selectors import testset_corpus_data
+
+DUPLICATE_CONTENT = (
+    "this content is already stored as test set '{name}' version {version}; nothing was imported"
+)
+EMPTY_CORPUS = "the corpus has no segments; nothing was imported"
+NAME_REQUIRED = "a test set needs a name"
+NO_WRITER = "format {format!r} cannot be exported"
+
+BULK_BATCH = 2000
+
+
+class CorpusImportError(ValueError):
+    """Import refused; ``str(error)`` is the message for the user."""
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    test_set: TestSet
+    new_version_of_existing: bool
+
+    @property
+    def summary(self) -> str:
+        test_set = self.test_set
+        counts = (
+            f"{test_set.segments.count()} segments, {test_set.systems.count()} systems, "
+            f"{len(test_set.metadata.get('reference_labels', []))} references"
+        )
+        what = "new version" if self.new_version_of_existing else "new test set"
+        return f"Imported {test_set} ({what}): {counts}."
+
+
+def corpus_content_hash(corpus: CorpusData) -> str:
+    """SHA-256 of every text, id and language of a corpus, independent of how it was imported."""
+    canonical = {
+        "source_lang": corpus.source_lang,
+        "target_lang": corpus.target_lang,
+        "segments": [
+            [
+                segment.doc_id,
+                segment.seg_id,
+                segment.source,
+                sorted(segment.references.items()),
+                sorted(segment.candidates.items()),
+            ]
+            for segment in corpus.segments
+        ],
+    }
+    encoded = json.dumps(canonical, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()
+
+
+@transaction.atomic
+def testset_import(
+    *,
+    corpus: CorpusData,
+    name: str,
+    import_format: str,
+    user: AbstractBaseUser | None = None,
+) -> ImportResult:
+    """Store a parsed corpus as a test set (a new version if the name exists with other content).
+
+    Raises:
+        CorpusImportError: empty corpus, no name, or identical content already stored.
+    """
+    name = name.strip()
+    if not name:
+        raise CorpusImportError(NAME_REQUIRED)
+    if not corpus.segments:
+        raise CorpusImportError(EMPTY_CORPUS)
+    content_hash = corpus_content_hash(corpus)
+    existing = TestSet.objects.filter(content_hash=content_hash).first()
+    if existing is not None:
+        raise CorpusImportError(
+            DUPLICATE_CONTENT.format(name=existing.name, version=existing.version)
+        )
+    latest = TestSet.objects.filter(name=name).aggregate(latest=Max("version"))["latest"]
+    metadata = dict(corpus.metadata)
+    metadata["reference_labels"] = corpus.reference_labels
+    if corpus.name:
+        metadata.setdefault("original_name", corpus.name)
+    test_set = TestSet(
+        name=name,
+        version=(latest or 0) + 1,
+        content_hash=content_hash,
+        source_lang=corpus.source_lang,
+        target_lang=corpus.target_lang,
+        import_format=import_format,
+        metadata=metadata,
+        created_by=user if user is not None and user.is_authenticated else None,
+    )
+    test_set.full_clean()
+    try:
+        test_set.save()
+    except IntegrityError as error:  # a concurrent import of the same content won the race
+        raise CorpusImportError(DUPLICATE_CONTENT.format(name=name, version="?")) from error
+    _store_texts(test_set, corpus)
+    return ImportResult(test_set=test_set, new_version_of_existing=latest is not None)
+
+
+def _store_texts(test_set: TestSet, corpus: CorpusData) -> None:
+    segments = Segment.objects.bulk_create(
+        [
+            Segment(
+                test_set=test_set,
+                index=index,
+                doc_id=segment.doc_id,
+                seg_id=segment.seg_id,
+                source=segment.source,
+            )
+            for index, segment in enumerate(corpus.segments)
+        ],
+        batch_size=BULK_BATCH,
+    )
+    if not segments or segments[0].pk is None:  # backends that do not return ids
+        segments = list(test_set.segments.order_by("index"))
+    systems = {
+        name: System.objects.create(test_set=test_set, name=name) for name in corpus.system_names
+    }
+    references, candidates, evaluations = [], [], []
+    for stored, segment in zip(segments, corpus.segments, strict=True):
+        for label, text in segment.references.items():
+            references.append(Reference(segment=stored, label=label, text=text))
+        for system_name, text in segment.candidates.items():
+            candidates.append(Candidate(system=systems[system_name], segment=stored, text=text))
+        for position, evaluation in enumerate(segment.evaluations):
+            evaluations.append(
+                RawEvaluation(
+                    segment=stored,
+                    position=position,
+                    target_kind=evaluation.target_kind,
+                    target_name=evaluation.target_name,
+                    aspect=evaluation.aspect,
+                    value=evaluation.value,
+                    attributes=evaluation.attributes,
+                )
+            )
+    Reference.objects.bulk_create(references, batch_size=BULK_BATCH)
+    Candidate.objects.bulk_create(candidates, batch_size=BULK_BATCH)
+    RawEvaluation.objects.bulk_create(evaluations, batch_size=BULK_BATCH)
+
+
+def testset_export(*, test_set: TestSet, export_format: str, out_dir: Path) -> list[Path]:
+    """Write a test set in ``export_format`` into ``out_dir``; returns the files written."""
+    spec = FORMATS[export_format]
+    if spec.write is None:
+        raise CorpusImportError(NO_WRITER.format(format=export_format))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return list(spec.write(testset_corpus_data(test_set=test_set), out_dir))

@@ -1,0 +1,38 @@
+"""load_demo: demo users with their roles and the MQM TED demo corpus, once."""
+
+from __future__ import annotations
+
+import gzip
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from evaltrans.corpora.management.commands.load_demo import DEMO_FILE, DEMO_NAME
+from evaltrans.corpora.models import TestSet
+from evaltrans.roles import can_browse, is_admin, is_judge
+
+pytestmark = pytest.mark.django_db
+
+
+def expected_demo_counts() -> tuple[int, set[str]]:
+    """Segments and system names counted straight from the shipped TSV."""
+    rows = gzip.decompress(DEMO_FILE.read_bytes()).decode("utf-8").split("\n")[1:]
+    fields = [row.split("\t") for row in rows if row]
+    return len({f[3] for f in fields}), {f[0] for f in fields}
+
+
+def test_demo_loads_users_and_corpus_once():
+    call_command("load_demo", stdout=StringIO())
+    call_command("load_demo", stdout=StringIO())
+    test_set = TestSet.objects.get(name=DEMO_NAME)
+    segments, systems = expected_demo_counts()
+    assert test_set.segments.count() == segments == 529
+    assert set(test_set.systems.values_list("name", flat=True)) == systems - {"ref"}
+    assert test_set.metadata["reference_labels"] == ["ref"]
+    users = {user.username: user for user in get_user_model().objects.all()}
+    assert is_admin(users["admin"]) and not is_judge(users["admin"])
+    assert is_judge(users["judge1"]) and not can_browse(users["judge1"])
+    assert can_browse(users["viewer"]) and not is_admin(users["viewer"])
+    assert users["admin"].check_password("admin-demo")

@@ -1,0 +1,35 @@
+"""Production settings refuse to start without a secret key and pass Django's deploy checks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_DIR, env=environment, capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_production_settings_refuse_to_start_without_secret_key():
+    result = run_manage("check", "--settings=evaltrans.settings.prod")
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_settings_pass_the_deploy_checks():
+    secret = "k" * 20 + "-production-secret-" + "9Zx!" * 8
+    result = run_manage(
+        "check", "--deploy", "--fail-level", "WARNING", "--settings=evaltrans.settings.prod",
+        SECRET_KEY=secret,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
