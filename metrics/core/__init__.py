@@ -10,6 +10,13 @@ from .base import Measure, MeasureError, Option, Score, Signature
 
 METRICS: dict[str, type[Measure]] = {}
 
+# Edit-distance measures (issue 3).
+from .cder import CDER  # noqa: E402
+from .per import MSDER, PER  # noqa: E402
+from .wer import WER  # noqa: E402
+
+METRICS.update({"wer": WER, "per": PER, "msder": MSDER, "cder": CDER})
+
 
 def get_metric(name: str) -> type[Measure]:
     try:

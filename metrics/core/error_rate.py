@@ -1,0 +1,127 @@
+"""The pipeline shared by every distance-based error rate (WER, PER, CDER, TER, ...).
+
+Measures spec §2.3 and §4.1: per segment, the distance D_r to every reference r and the
+reference-length rule give the numerator d_k and the length L*_k; the statistics row is
+``[d_k, L*_k]`` and the corpus error rate is 100 · Σ d_k / Σ L*_k (never a mean of sentence
+rates). A segment without references is excluded: its row is all zeros.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from .alignment import Alignment
+from .base import Measure, Option, Score, Statistics, check_lengths
+from .preprocessing import TOKENIZERS, preprocess
+from .reflength import DISTANCE_RULES, distance_reference_length
+
+Tokens = tuple[str, ...]
+TokenPair = tuple[Tokens, Tokens]
+
+DEFAULT_TOKENIZER = "mteval-contractions"
+"""The thesis' default tokenization (Table 8.3: "mteval; treat abbreviations")."""
+
+TEXT_OPTIONS: dict[str, Option] = {
+    "tokenize": Option(
+        default=DEFAULT_TOKENIZER,
+        choices=tuple(TOKENIZERS),
+        short="tok",
+        help="Tokenizer applied to candidates and references (measures spec §3.1).",
+    ),
+    "lowercase": Option(
+        default=False,
+        kind=bool,
+        short="lc",
+        help="Fold case before comparing words (Table 8.3: use case at system level).",
+    ),
+}
+
+REF_LENGTH_OPTION = Option(
+    default="lowestError",
+    choices=DISTANCE_RULES,
+    short="reflen",
+    help="Reference-length rule of Table A.3 (measures spec §4.1).",
+)
+
+
+class ErrorRateMeasure(Measure):
+    """A distance measure normalised by a reference length; lower is better, in percent.
+
+    Subclasses implement :meth:`pair_distances` (one distance per (hyp, ref) token pair) and
+    :meth:`align`.
+    """
+
+    stat_names: ClassVar[tuple[str, ...]] = ("distance", "ref_length")
+    higher_is_better: ClassVar[bool] = False
+
+    def tokens(self, text: str) -> Tokens:
+        """The preprocessed tokens of one sentence under this measure's options."""
+        return preprocess(text, self.values["tokenize"], self.values["lowercase"])
+
+    @abc.abstractmethod
+    def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
+        """Distance of every (hyp tokens, ref tokens) pair, in input order."""
+
+    def approximated(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.bool_]:
+        """Which pairs got an approximate distance (measures with an exactness limit)."""
+        return np.zeros(len(pairs), dtype=bool)
+
+    @abc.abstractmethod
+    def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
+        """The best alignment of one sentence pair (and the DP grid on request)."""
+
+    def statistics(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Sequence[str]],
+        context: Any = None,
+    ) -> Statistics:
+        check_lengths(hypotheses, references)
+        ref_tokens = [[self.tokens(ref) for ref in refs] for refs in references]
+        pairs = [
+            (self.tokens(hyp), ref)
+            for hyp, refs in zip(hypotheses, ref_tokens, strict=True)
+            for ref in refs
+        ]
+        distances = self.pair_distances(pairs)
+        flags = self.approximated(pairs) if len(self.stat_names) > 2 else None
+        rows = np.zeros((len(hypotheses), len(self.stat_names)))
+        position = 0
+        for k, refs in enumerate(ref_tokens):
+            if not refs:
+                continue
+            span = slice(position, position + len(refs))
+            rows[k, :2] = self.segment_row(distances[span], [len(ref) for ref in refs])
+            if flags is not None:
+                rows[k, 2] = float(flags[span].any())
+            position += len(refs)
+        return rows
+
+    def segment_row(self, distances: Sequence[float], ref_lengths: list[int]) -> tuple[float, float]:
+        """``(d_k, L*_k)`` of one segment from the distances to its references."""
+        return distance_reference_length(list(distances), ref_lengths, self.values["ref-length-rule"])
+
+    def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
+        total = stats.sum(axis=0) if len(stats) else np.zeros(len(self.stat_names))
+        distance, ref_length = float(total[0]), float(total[1])
+        details: dict[str, Any] = {
+            "distance": distance,
+            "ref_length": ref_length,
+            "segments": len(stats),
+        }
+        if len(total) > 2:
+            details["approximated_segments"] = int(total[2])
+        return Score(self.name, self.rate(distance, ref_length), self.signature(n_refs), details)
+
+    def rate(self, distance: float, ref_length: float) -> float:
+        """Error rate in percent; NaN when the reference length is 0 (undefined)."""
+        return 100.0 * distance / ref_length if ref_length > 0 else math.nan
+
+    def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
+        return np.array([self.rate(row[0], row[1]) for row in stats], dtype=np.float64)

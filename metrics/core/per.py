@@ -1,0 +1,147 @@
+"""Position-independent measures: d_ΔI, PER, PER with word costs, MSDER (measures spec §6.1–6.4).
+
+Tillmann, Vogel, Ney, Zubiaga & Sawaf, "Accelerated DP based search for statistical
+translation", Eurospeech 1997 (PER); thesis §4.1.3 and §4.2.1.
+
+* d_ΔI (Eq. 4.7), the length difference: a lower bound of every distance, exposed as
+  :func:`length_difference` (a diagnostic, not a reported measure).
+* PER (Eq. 4.11) on unigram count vectors: ½ (Σ_e |n_e − ñ_e| − |I − L|) + |I − L| with unit
+  costs, through :func:`count_vector_distance`.
+* With ``substitution-cost-rule`` prefix or levenshtein, PER is the minimum-cost perfect
+  matching of spec §6.3 (scipy's ``linear_sum_assignment``); with constant costs it equals
+  Eq. 4.11.
+* MSDER (§6.4): Σ_e |n_e − ñ_e|, i.e. PER with c_SUB = 2.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+from scipy.optimize import linear_sum_assignment
+
+from .alignment import Alignment, EditOp
+from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
+from .wer import SUBSTITUTION_COST_OPTION, substitution_matrix_function
+
+
+def length_difference(
+    hyp_length: int, ref_length: int, c_ins: float = 1.0, c_del: float = 1.0
+) -> float:
+    """d_ΔI (Eq. 4.7): deletions for a longer candidate, insertions for a shorter one."""
+    if hyp_length >= ref_length:
+        return (hyp_length - ref_length) * c_del
+    return (ref_length - hyp_length) * c_ins
+
+
+def count_vector_distance(
+    hyp_counts: Mapping[Hashable, int],
+    ref_counts: Mapping[Hashable, int],
+    c_sub: float = 1.0,
+    c_ins: float = 1.0,
+    c_del: float = 1.0,
+) -> float:
+    """Edit distance between two multisets (Eq. 4.11), the kernel of PER and MSDER.
+
+    Example:
+        >>> count_vector_distance(Counter("we have been there".split()),
+        ...                       Counter("we were there".split()))
+        2.0
+    """
+    hyp_total, ref_total = sum(hyp_counts.values()), sum(ref_counts.values())
+    difference = sum(
+        abs(hyp_counts.get(item, 0) - ref_counts.get(item, 0))
+        for item in set(hyp_counts) | set(ref_counts)
+    )
+    excess = abs(hyp_total - ref_total)
+    return 0.5 * (difference - excess) * c_sub + length_difference(
+        hyp_total, ref_total, c_ins, c_del
+    )
+
+
+def assignment_matrix(hyp: Sequence[str], ref: Sequence[str], rule: str) -> npt.NDArray[np.float64]:
+    """The n × n cost matrix of spec §6.3: substitutions, and ε slots for the shorter side."""
+    size = max(len(hyp), len(ref))
+    matrix = np.ones((size, size))
+    if hyp and ref:
+        matrix[: len(hyp), : len(ref)] = substitution_matrix_function(rule)(hyp, ref)
+    return matrix
+
+
+def matched_pairs(hyp: Sequence[str], ref: Sequence[str], rule: str) -> list[EditOp]:
+    """The optimal assignment of candidate to reference words as edit operations."""
+    matrix = assignment_matrix(hyp, ref, rule)
+    rows, columns = linear_sum_assignment(matrix)
+    operations = []
+    for i, j in zip(rows.tolist(), columns.tolist(), strict=True):
+        cost = float(matrix[i, j])
+        if i < len(hyp) and j < len(ref):
+            kind = "match" if cost == 0 else "substitute"
+            operations.append(EditOp(kind, i, j, cost))
+        elif i < len(hyp):
+            operations.append(EditOp("delete", i, None, cost))
+        else:
+            operations.append(EditOp("insert", None, j, cost))
+    return operations
+
+
+class PER(ErrorRateMeasure):
+    """Position-independent word error rate (Eq. 4.11; assignment with word costs)."""
+
+    name = "per"
+    description = "Position-independent word error rate, thesis §4.2.1."
+    options = {
+        **TEXT_OPTIONS,
+        "ref-length-rule": REF_LENGTH_OPTION,
+        "substitution-cost-rule": SUBSTITUTION_COST_OPTION,
+    }
+
+    def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
+        rule = self.values["substitution-cost-rule"]
+        if rule == "none":
+            return np.array([count_vector_distance(Counter(h), Counter(r)) for h, r in pairs])
+        distances = []
+        for hyp, ref in pairs:
+            matrix = assignment_matrix(hyp, ref, rule)
+            rows, columns = linear_sum_assignment(matrix)
+            distances.append(float(matrix[rows, columns].sum()))
+        return np.array(distances)
+
+    def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
+        """Matched word pairs (PER has no grid; ``grid`` is ignored)."""
+        hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
+        operations = matched_pairs(hyp_tokens, ref_tokens, self.values["substitution-cost-rule"])
+        distance = sum(op.cost for op in operations)
+        return Alignment(self.name, list(hyp_tokens), list(ref_tokens), distance, operations)
+
+
+class MSDER(ErrorRateMeasure):
+    """Multiset distance error rate: Σ |n_e − ñ_e| over the reference length (spec §6.4)."""
+
+    name = "msder"
+    description = "Multiset distance error rate (PER without substitutions), thesis §4.2.1."
+    options = {**TEXT_OPTIONS, "ref-length-rule": REF_LENGTH_OPTION}
+
+    def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
+        return np.array(
+            [count_vector_distance(Counter(h), Counter(r), c_sub=2.0) for h, r in pairs]
+        )
+
+    def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
+        """Matched identical words; every other word is deleted or inserted."""
+        hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
+        unmatched: dict[str, list[int]] = {}
+        for j, word in enumerate(ref_tokens):
+            unmatched.setdefault(word, []).append(j)
+        operations = []
+        for i, word in enumerate(hyp_tokens):
+            if unmatched.get(word):
+                operations.append(EditOp("match", i, unmatched[word].pop(0), 0.0))
+            else:
+                operations.append(EditOp("delete", i, None, 1.0))
+        for positions in unmatched.values():
+            operations.extend(EditOp("insert", None, j, 1.0) for j in positions)
+        distance = sum(op.cost for op in operations)
+        return Alignment(self.name, list(hyp_tokens), list(ref_tokens), distance, operations)

@@ -1,0 +1,140 @@
+"""WER, the word error rate: Levenshtein distance on words (measures spec §7, thesis §4.3).
+
+Also the word-dependent substitution costs of spec §5 (thesis §4.5, Table 4.2), shared by WER,
+PER and CDER through the option ``substitution-cost-rule``:
+
+* ``none``: c_SUB(e, ẽ) = 1 for e ≠ ẽ;
+* ``prefix``: 1 − cpl(e, ẽ) / ((|e| + |ẽ|) / 2), cpl the common-prefix length in characters;
+* ``levenshtein``: d_LEV^char(e, ẽ) / P(e, ẽ), where P is the *minimum* number of edges among
+  all cost-optimal character alignments (spec §5 [R]; ``abc``/``cab`` gives 0.5).
+
+With constant costs the distance comes from rapidfuzz's C++ Levenshtein on token lists; with
+word-dependent costs from the shared DP kernel of :mod:`metrics.core.alignment`.
+Corpus WER equals jiwer's ``wer`` on the same tokens (Σ edits / Σ reference words) under the
+``average`` rule with one reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+from rapidfuzz.distance import Levenshtein
+
+from .alignment import (
+    Alignment,
+    SubstitutionMatrix,
+    edit_distances,
+    grid_and_path,
+    unit_substitution_matrix,
+)
+from .base import Option
+from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
+
+SUBSTITUTION_COST_RULES = ("none", "prefix", "levenshtein")
+
+SUBSTITUTION_COST_OPTION = Option(
+    default="none",
+    choices=SUBSTITUTION_COST_RULES,
+    short="subcost",
+    help="Word-dependent substitution costs of Table A.8 (measures spec §5).",
+)
+
+
+@lru_cache(maxsize=2**18)
+def prefix_substitution_cost(hyp_word: str, ref_word: str) -> float:
+    """c_SUB,prefix: one minus the common-prefix length over the mean word length.
+
+    Example:
+        >>> round(prefix_substitution_cost("talk", "talks"), 4)
+        0.1111
+    """
+    if hyp_word == ref_word:
+        return 0.0
+    common = 0
+    for hyp_char, ref_char in zip(hyp_word, ref_word, strict=False):
+        if hyp_char != ref_char:
+            break
+        common += 1
+    return 1.0 - common / ((len(hyp_word) + len(ref_word)) / 2)
+
+
+@lru_cache(maxsize=2**18)
+def levenshtein_substitution_cost(hyp_word: str, ref_word: str) -> float:
+    """c_SUB,L: character Levenshtein distance over the shortest optimal path length.
+
+    The DP minimises (cost, number of edges) lexicographically (spec §5 [R]).
+
+    Example:
+        >>> levenshtein_substitution_cost("abc", "cab")
+        0.5
+    """
+    if hyp_word == ref_word:
+        return 0.0
+    previous = [(j, j) for j in range(len(ref_word) + 1)]
+    for i, hyp_char in enumerate(hyp_word, start=1):
+        current = [(i, i)]
+        for j, ref_char in enumerate(ref_word, start=1):
+            cost, length = previous[j - 1]
+            diagonal = (cost + (hyp_char != ref_char), length + 1)
+            above = (previous[j][0] + 1, previous[j][1] + 1)
+            left = (current[j - 1][0] + 1, current[j - 1][1] + 1)
+            current.append(min(diagonal, above, left))
+        previous = current
+    cost, length = previous[-1]
+    return cost / length
+
+
+_WORD_COSTS = {
+    "prefix": prefix_substitution_cost,
+    "levenshtein": levenshtein_substitution_cost,
+}
+
+
+def substitution_matrix_function(rule: str) -> SubstitutionMatrix:
+    """The function building s(e_i, ẽ_l) for a pair under a ``substitution-cost-rule``."""
+    if rule == "none":
+        return unit_substitution_matrix
+    word_cost = _WORD_COSTS[rule]
+
+    def matrix(hyp: Sequence[str], ref: Sequence[str]) -> npt.NDArray[np.float64]:
+        return np.array(
+            [[word_cost(h, r) for r in ref] for h in hyp], dtype=np.float64
+        ).reshape(len(hyp), len(ref))
+
+    return matrix
+
+
+class WER(ErrorRateMeasure):
+    """Word error rate: Levenshtein distance over the reference length (percent)."""
+
+    name = "wer"
+    description = "Word error rate (Levenshtein distance on words), thesis §4.3."
+    options = {
+        **TEXT_OPTIONS,
+        "ref-length-rule": REF_LENGTH_OPTION,
+        "substitution-cost-rule": SUBSTITUTION_COST_OPTION,
+    }
+
+    def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
+        rule = self.values["substitution-cost-rule"]
+        if rule == "none":
+            return np.array([Levenshtein.distance(hyp, ref) for hyp, ref in pairs], dtype=float)
+        return edit_distances(pairs, substitution_matrix_function(rule))
+
+    def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
+        hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
+        sub = substitution_matrix_function(self.values["substitution-cost-rule"])(
+            hyp_tokens, ref_tokens
+        )
+        distance, table, path = grid_and_path(hyp_tokens, ref_tokens, sub)
+        return Alignment(
+            self.name,
+            list(hyp_tokens),
+            list(ref_tokens),
+            distance,
+            path,
+            table.tolist() if grid else None,
+        )
