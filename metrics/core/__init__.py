@@ -12,10 +12,23 @@ METRICS: dict[str, type[Measure]] = {}
 
 # Edit-distance measures (issue 3).
 from .cder import CDER  # noqa: E402
+from .invwer import INVWER  # noqa: E402
+from .ljwer import LJWER  # noqa: E402
 from .per import MSDER, PER  # noqa: E402
+from .ter import TER  # noqa: E402
 from .wer import WER  # noqa: E402
 
-METRICS.update({"wer": WER, "per": PER, "msder": MSDER, "cder": CDER})
+METRICS.update(
+    {
+        "wer": WER,
+        "per": PER,
+        "msder": MSDER,
+        "cder": CDER,
+        "ljwer": LJWER,
+        "invwer": INVWER,
+        "ter": TER,
+    }
+)
 
 
 def get_metric(name: str) -> type[Measure]:
