@@ -189,7 +189,7 @@ def krippendorff_alpha(data: FloatArray | Sequence[Sequence[float]], *, level: s
 
     Example:
         >>> round(krippendorff_alpha([[1, 2, 3, 4], [1, 2, 3, 3]], level="interval").alpha, 4)
-        0.9048
+        0.8889
     """
     if level not in ALPHA_LEVELS:
         raise AgreementError(f"level: {level!r} is not one of {', '.join(ALPHA_LEVELS)}")
