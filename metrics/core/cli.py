@@ -1,0 +1,120 @@
+"""Command line of metrics.core: score files with any measure, list the measures.
+
+    python -m metrics.core score --measure NAME --ref FILE [--ref FILE ...] --hyp FILE
+        [--option KEY=VALUE ...] [--preset NAME] [--sentences]
+    python -m metrics.core list
+
+``score`` prints one JSON object ``{"measure", "signature", "score", "sentences"}``
+(``sentences`` only with ``--sentences``; undefined scores are null). ``--preset`` applies
+``PRESETS[name][measure]`` first; explicit ``--option`` values win. Every usage or input
+problem exits with status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from . import METRICS, get_metric
+from .base import MeasureError, streams_to_segments
+from .presets import PRESETS
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """A problem with the command line or the input files; the message is printed as is."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m metrics.core", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    score = commands.add_parser("score", help="score a hypothesis file against references")
+    score.add_argument("--measure", required=True, help="measure name (see `list`)")
+    score.add_argument("--ref", required=True, action="append", help="reference file (repeat)")
+    score.add_argument("--hyp", required=True, help="hypothesis file")
+    score.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    score.add_argument("--preset", help="named option preset (metrics.core.presets)")
+    score.add_argument("--sentences", action="store_true", help="also print sentence scores")
+    commands.add_parser("list", help="print every measure with its options as JSON")
+    return parser
+
+
+def read_lines(path: str) -> list[str]:
+    """The lines of a UTF-8 text file (a final newline does not make an extra line)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise UsageError(f"{path}: cannot read ({error.strerror or error})") from None
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n") if text else []
+
+
+def measure_options(measure: str, preset: str | None, pairs: Sequence[str]) -> dict[str, Any]:
+    """Preset values for the measure, overridden by KEY=VALUE pairs."""
+    options: dict[str, Any] = {}
+    if preset is not None:
+        if preset not in PRESETS:
+            raise UsageError(f"unknown preset {preset!r} (known: {', '.join(sorted(PRESETS))})")
+        options.update(PRESETS[preset].get(measure, {}))
+    for pair in pairs:
+        key, separator, value = pair.partition("=")
+        if not separator or not key:
+            raise UsageError(f"--option {pair!r}: expected KEY=VALUE")
+        options[key] = value
+    return options
+
+
+def _json_number(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else value
+
+
+def score_command(args: argparse.Namespace) -> dict[str, Any]:
+    measure = get_metric(args.measure)(**measure_options(args.measure, args.preset, args.option))
+    hypotheses = read_lines(args.hyp)
+    streams = [read_lines(path) for path in args.ref]
+    for path, stream in zip(args.ref, streams, strict=True):
+        if len(stream) != len(hypotheses):
+            raise UsageError(
+                f"{path} has {len(stream)} lines but {args.hyp} has {len(hypotheses)}"
+            )
+    references = streams_to_segments(streams)
+    stats = measure.statistics(hypotheses, references, measure.context(references))
+    score = measure.aggregate(stats, n_refs=len(streams))
+    result: dict[str, Any] = {
+        "measure": measure.name,
+        "signature": str(score.signature),
+        "score": _json_number(score.score),
+    }
+    if args.sentences:
+        result["sentences"] = [_json_number(float(x)) for x in measure.sentence_scores(stats)]
+    return result
+
+
+def list_command() -> dict[str, Any]:
+    return {name: METRICS[name].describe() for name in sorted(METRICS)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        result = score_command(args) if args.command == "score" else list_command()
+    except (UsageError, MeasureError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    json.dump(result, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
