@@ -39,6 +39,7 @@ class CorpusInputs:
     source_lang: str = ""
     target_lang: str = ""
     encoding: str = "utf-8"
+    """Text, SGML and TSV files; XML files follow their own declaration."""
     reference_systems: tuple[str, ...] = ("ref",)
     max_bytes: int | None = None
 
@@ -123,6 +124,7 @@ def _parse_mqm_tsv(import_format: str, inputs: CorpusInputs) -> CorpusData:
         source_lang=inputs.source_lang,
         target_lang=inputs.target_lang,
         reference_systems=inputs.reference_systems,
+        encoding=inputs.encoding,
         max_bytes=inputs.max_bytes,
     )
 

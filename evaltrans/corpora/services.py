@@ -42,12 +42,20 @@ class ImportResult:
     @property
     def summary(self) -> str:
         test_set = self.test_set
-        counts = (
-            f"{test_set.segments.count()} segments, {test_set.systems.count()} systems, "
-            f"{len(test_set.metadata.get('reference_labels', []))} references"
+        counts = ", ".join(
+            _count(number, noun)
+            for number, noun in (
+                (test_set.segments.count(), "segment"),
+                (test_set.systems.count(), "system"),
+                (len(test_set.metadata.get("reference_labels", [])), "reference"),
+            )
         )
         what = "new version" if self.new_version_of_existing else "new test set"
         return f"Imported {test_set} ({what}): {counts}."
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def corpus_content_hash(corpus: CorpusData) -> str:

@@ -12,3 +12,6 @@ STORAGES = {
 }
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# Serve static files from the app folders, as in development: tests never run collectstatic.
+WHITENOISE_AUTOREFRESH = True
+WHITENOISE_USE_FINDERS = True

@@ -1,4 +1,4 @@
-"""python manage.py export_corpus FORMAT --name NAME [--version N] --out DIR."""
+"""python manage.py export_corpus FORMAT --name NAME [--test-set-version N] --out DIR."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ NO_TEST_SET = "no test set named {name!r}{version}"
 
 
 class Command(BaseCommand):
-    help = "Export a test set (latest version unless --version) into a folder."
+    help = "Export a test set (latest version unless --test-set-version) into a folder."
 
     def add_arguments(self, parser: CommandParser) -> None:
         writable = sorted(name for name, spec in FORMATS.items() if spec.write is not None)
         parser.add_argument("format", choices=writable)
         parser.add_argument("--name", required=True)
-        parser.add_argument("--version", type=int, dest="test_set_version")
+        parser.add_argument("--test-set-version", type=int, dest="test_set_version")
         parser.add_argument("--out", required=True, type=Path)
 
     def handle(self, *args: Any, **options: Any) -> None:
