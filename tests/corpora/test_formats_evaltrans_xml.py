@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from evaltrans.corpora.formats.base import CorpusData, CorpusFormatError, EvaluationData, InputFile, SegmentData
-from evaltrans.corpora.formats.evaltrans_xml import DOCTYPE_HEADER, parse_evaltrans_xml, write_evaltrans_xml
+from evaltrans.corpora.formats.base import (
+    CorpusData,
+    CorpusFormatError,
+    EvaluationData,
+    InputFile,
+    SegmentData,
+)
+from evaltrans.corpora.formats.evaltrans_xml import (
+    DOCTYPE_HEADER,
+    parse_evaltrans_xml,
+    write_evaltrans_xml,
+)
 
 # Figure A.1 of the spec, made concrete (its ". . ." elisions filled in).
 FIGURE = """<?xml version="1.0" encoding="utf-8" ?>
@@ -42,15 +52,22 @@ FIGURE = """<?xml version="1.0" encoding="utf-8" ?>
 
 
 def parse(text: str = FIGURE, **kwargs) -> CorpusData:
-    return parse_evaltrans_xml(file=InputFile("db.xml", text.encode("utf-8")), source_lang="de", target_lang="en", **kwargs)
+    return parse_evaltrans_xml(
+        file=InputFile("db.xml", text.encode("utf-8")), source_lang="de", target_lang="en", **kwargs
+    )
 
 
-def database(*sources: str, levels: str = '<levels class="isPerfect" count="2" gray="0" green="1" perfect="1" firstvalid="0"/>') -> str:
+def database(
+    *sources: str,
+    levels: str = '<levels class="isPerfect" count="2" gray="0" green="1" perfect="1" firstvalid="0"/>',
+) -> str:
     return f'<?xml version="1.0"?>\n<database>\n{levels}\n' + "\n".join(sources) + "\n</database>\n"
 
 
 def source(text: str, *targets: str, attributes: str = "") -> str:
-    return f"<source{attributes}><s_sent>{text}</s_sent><targets>{''.join(targets)}</targets></source>"
+    return (
+        f"<source{attributes}><s_sent>{text}</s_sent><targets>{''.join(targets)}</targets></source>"
+    )
 
 
 def tgt(text: str, *evals: tuple[str, str], sys: str | None = None) -> str:
@@ -63,7 +80,11 @@ def test_figure_a1():
     corpus = parse()
     assert (corpus.source_lang, corpus.target_lang) == ("de", "en")
     [segment] = corpus.segments
-    assert (segment.source, segment.doc_id, segment.seg_id) == ("First source sentence", "doc1", "1")
+    assert (segment.source, segment.doc_id, segment.seg_id) == (
+        "First source sentence",
+        "doc1",
+        "1",
+    )
     assert list(segment.references) == ["human"]
     assert segment.references["human"].startswith("First target sentence.\n")
     assert segment.candidates == {"mt-a": "A candidate."}
@@ -87,8 +108,12 @@ def test_last_levels_class_decides_and_val_at_or_above_perfect_is_reference():
         '<levels class="adequacy" count="6" perfect="4" firstvalid="1"/>'
     )
     text = database(
-        source("S", tgt("five", ("adequacy", "5"), sys="a"), tgt("four", ("adequacy", "4"), sys="b"),
-               tgt("three", ("adequacy", "3"), ("isPerfect", "1"), sys="c")),
+        source(
+            "S",
+            tgt("five", ("adequacy", "5"), sys="a"),
+            tgt("four", ("adequacy", "4"), sys="b"),
+            tgt("three", ("adequacy", "3"), ("isPerfect", "1"), sys="c"),
+        ),
         levels=levels,
     )
     segment = parse(text).segments[0]
@@ -97,14 +122,26 @@ def test_last_levels_class_decides_and_val_at_or_above_perfect_is_reference():
 
 
 def test_without_levels_every_target_is_a_candidate():
-    segment = parse(database(source("S", tgt("x", ("isPerfect", "1"), sys="a")), levels="")).segments[0]
+    segment = parse(
+        database(source("S", tgt("x", ("isPerfect", "1"), sys="a")), levels="")
+    ).segments[0]
     assert segment.references == {} and segment.candidates == {"a": "x"}
 
 
 def test_unnamed_targets_are_numbered_per_source_and_kind():
     text = database(
-        source("S1", tgt("r1", ("isPerfect", "1")), tgt("c1"), tgt("r2", ("isPerfect", "1")), tgt("c2"), tgt("n", sys="named")),
-        source("S2", tgt("c"),),
+        source(
+            "S1",
+            tgt("r1", ("isPerfect", "1")),
+            tgt("c1"),
+            tgt("r2", ("isPerfect", "1")),
+            tgt("c2"),
+            tgt("n", sys="named"),
+        ),
+        source(
+            "S2",
+            tgt("c"),
+        ),
     )
     first, second = parse(text).segments
     assert first.references == {"ref-1": "r1", "ref-2": "r2"}
@@ -114,9 +151,20 @@ def test_unnamed_targets_are_numbered_per_source_and_kind():
 
 def test_duplicate_sources_are_merged_by_trimmed_text():
     text = database(
-        source("Same", tgt("ref", ("isPerfect", "1"), sys="human"), tgt("x", ("fluency", "2"), sys="m1"), attributes=' doc="d" seg="1"'),
+        source(
+            "Same",
+            tgt("ref", ("isPerfect", "1"), sys="human"),
+            tgt("x", ("fluency", "2"), sys="m1"),
+            attributes=' doc="d" seg="1"',
+        ),
         source("Other", tgt("o", sys="m1")),
-        source("  Same \n", tgt("x", ("fluency", "4"), sys="m1"), tgt("y", sys="m2"), tgt("u"), attributes=' doc="e" seg="9"'),
+        source(
+            "  Same \n",
+            tgt("x", ("fluency", "4"), sys="m1"),
+            tgt("y", sys="m2"),
+            tgt("u"),
+            attributes=' doc="e" seg="9"',
+        ),
         source("Same", tgt("u", ("fluency", "1"))),
     )
     corpus = parse(text)
@@ -126,7 +174,9 @@ def test_duplicate_sources_are_merged_by_trimmed_text():
     assert same.references == {"human": "ref"}
     assert same.candidates == {"m1": "x", "m2": "y", "candidate-1": "u"}
     assert [(e.target_name, e.value) for e in same.evaluations if e.aspect == "fluency"] == [
-        ("m1", 2.0), ("m1", 4.0), ("candidate-1", 1.0)
+        ("m1", 2.0),
+        ("m1", 4.0),
+        ("candidate-1", 1.0),
     ]
 
 
@@ -139,21 +189,38 @@ def test_same_system_with_two_texts_under_one_source_is_an_error():
 
 def test_unknown_attributes_and_elements_are_preserved(tmp_path):
     text = database(
-        source("S", '<tgt sys="m" quality="high"><t_sent>x</t_sent><eval class="fluency" val="2.5" evaluator="e1" time="3s"/><note>hi</note></tgt>',
-               attributes=' doc="d" origin="web"'),
+        source(
+            "S",
+            '<tgt sys="m" quality="high"><t_sent>x</t_sent><eval class="fluency" val="2.5" evaluator="e1" time="3s"/><note>hi</note></tgt>',
+            attributes=' doc="d" origin="web"',
+        ),
     ).replace("<database>", '<database owner="lab"><comment_block>keep me</comment_block>')
     corpus = parse(text)
     assert corpus.segments[0].evaluations[0].attributes == {"evaluator": "e1", "time": "3s"}
     assert corpus.metadata["evaltrans_xml"] == {
         "database_attributes": {"owner": "lab"},
         "extra_elements": ["<comment_block>keep me</comment_block>"],
-        "segments": {"0": {"source_attributes": {"origin": "web"},
-                           "targets": {"candidate:m": {"attributes": {"quality": "high"}, "elements": ["<note>hi</note>"]}}}},
+        "segments": {
+            "0": {
+                "source_attributes": {"origin": "web"},
+                "targets": {
+                    "candidate:m": {
+                        "attributes": {"quality": "high"},
+                        "elements": ["<note>hi</note>"],
+                    }
+                },
+            }
+        },
     }
     [path] = write_evaltrans_xml(corpus, tmp_path)
     written = path.read_text(encoding="utf-8")
     assert 'evaluator="e1" time="3s"' in written and "<note>hi</note>" in written
-    assert parse_evaltrans_xml(file=InputFile("db.xml", path.read_bytes()), source_lang="de", target_lang="en") == corpus
+    assert (
+        parse_evaltrans_xml(
+            file=InputFile("db.xml", path.read_bytes()), source_lang="de", target_lang="en"
+        )
+        == corpus
+    )
 
 
 def test_export_header_is_exactly_the_spec_header(tmp_path):
@@ -162,13 +229,22 @@ def test_export_header_is_exactly_the_spec_header(tmp_path):
     assert path.read_text(encoding="utf-8").startswith(
         '<?xml version="1.0" encoding="utf-8" ?>\n<!DOCTYPE etdb SYSTEM "etdb.dtd">\n<database>\n'
     )
-    assert DOCTYPE_HEADER == '<?xml version="1.0" encoding="utf-8" ?>\n<!DOCTYPE etdb SYSTEM "etdb.dtd">\n'
+    assert (
+        DOCTYPE_HEADER
+        == '<?xml version="1.0" encoding="utf-8" ?>\n<!DOCTYPE etdb SYSTEM "etdb.dtd">\n'
+    )
 
 
 def test_export_of_a_plain_corpus_marks_references_as_perfect(tmp_path):
-    corpus = CorpusData("de", "en", [SegmentData("Hallo", "d", "1", references={"A": "Hello"}, candidates={"mt": "Hi"})])
+    corpus = CorpusData(
+        "de",
+        "en",
+        [SegmentData("Hallo", "d", "1", references={"A": "Hello"}, candidates={"mt": "Hi"})],
+    )
     [path] = write_evaltrans_xml(corpus, tmp_path)
-    again = parse_evaltrans_xml(file=InputFile("db.xml", path.read_bytes()), source_lang="de", target_lang="en")
+    again = parse_evaltrans_xml(
+        file=InputFile("db.xml", path.read_bytes()), source_lang="de", target_lang="en"
+    )
     assert again.segments[0].references == {"A": "Hello"}
     assert again.segments[0].candidates == {"mt": "Hi"}
     assert again.segments[0].evaluations == [EvaluationData("reference", "A", "isPerfect", 1.0)]

@@ -55,7 +55,11 @@ def parse(source=SOURCE, references=(REFERENCE,), systems=(SYSTEM,), **kwargs):
 def test_parse_follows_source_order_and_decodes_entities():
     corpus = parse()
     assert (corpus.source_lang, corpus.target_lang) == ("cs", "en")
-    assert [(s.doc_id, s.seg_id) for s in corpus.segments] == [("doc1", "1"), ("doc1", "2"), ("doc2", "1")]
+    assert [(s.doc_id, s.seg_id) for s in corpus.segments] == [
+        ("doc1", "1"),
+        ("doc1", "2"),
+        ("doc2", "1"),
+    ]
     assert corpus.segments[0].source == "Dobrý den & vítejte"
     assert corpus.segments[1].source == '<b>Tučně</b> "ano"'  # trimmed, entities decoded
     assert corpus.segments[1].references == {"A": '<b>Bold</b> "yes"'}
@@ -108,7 +112,9 @@ def test_write_sgml_output(tmp_path):
     paths = write_sgml(corpus, tmp_path)
     assert [p.name for p in paths] == ["source.cs.sgm", "ref.A.en.sgm", "Online-B.en.sgm"]
     text = paths[2].read_text(encoding="utf-8")
-    assert text.splitlines()[0] == '<tstset setid="nt21" srclang="cs" trglang="en" sysid="Online-B">'
+    assert (
+        text.splitlines()[0] == '<tstset setid="nt21" srclang="cs" trglang="en" sysid="Online-B">'
+    )
     assert '<doc docid="doc1" genre="news" origlang="cs" sysid="Online-B">' in text
     assert '<seg id="1">Hello &amp; welcome</seg>' in text
     again = parse_sgml(
@@ -122,5 +128,7 @@ def test_write_sgml_output(tmp_path):
 def test_writer_refuses_a_system_missing_a_segment(tmp_path):
     corpus = parse()
     del corpus.segments[1].candidates["Online-B"]
-    with pytest.raises(CorpusFormatError, match="system 'Online-B' has no translation of segment '2'"):
+    with pytest.raises(
+        CorpusFormatError, match="system 'Online-B' has no translation of segment '2'"
+    ):
         write_sgml(corpus, tmp_path)

@@ -12,7 +12,13 @@ from evaltrans.corpora.formats.text import parse_text, read_text_export, write_t
 from tests.conftest import shared_path
 
 
-def parse(source: bytes, refs: dict[str, bytes], systems: dict[str, bytes], docs: bytes | None = None, **kwargs):
+def parse(
+    source: bytes,
+    refs: dict[str, bytes],
+    systems: dict[str, bytes],
+    docs: bytes | None = None,
+    **kwargs,
+):
     return parse_text(
         source=InputFile("src.txt", source),
         references=[(label, InputFile(f"ref.{label}.txt", data)) for label, data in refs.items()],
@@ -71,15 +77,26 @@ def test_inner_spaces_and_markup_are_kept_as_written():
 
 
 def test_latin1_encoding_option():
-    corpus = parse("Grüße\n".encode("latin-1"), {"A": "Größe\n".encode("latin-1")}, {}, encoding="latin-1")
+    corpus = parse(
+        "Grüße\n".encode("latin-1"), {"A": "Größe\n".encode("latin-1")}, {}, encoding="latin-1"
+    )
     assert corpus.segments[0].source == "Grüße"
 
 
 def test_write_text_files_and_manifest(tmp_path):
-    corpus = parse(b"a\nb\n", {"A": b"x\ny\n"}, {"Online-B": b"p\nq\n", "team/v2": b"r\ns\n"}, docs=b"d\nd\n")
+    corpus = parse(
+        b"a\nb\n", {"A": b"x\ny\n"}, {"Online-B": b"p\nq\n", "team/v2": b"r\ns\n"}, docs=b"d\nd\n"
+    )
     paths = write_text(corpus, tmp_path)
     names = [p.name for p in paths]
-    assert names == ["source.cs", "ref.A.en", "Online-B.en", "team%2Fv2.en", "docs.txt", "manifest.json"]
+    assert names == [
+        "source.cs",
+        "ref.A.en",
+        "Online-B.en",
+        "team%2Fv2.en",
+        "docs.txt",
+        "manifest.json",
+    ]
     assert (tmp_path / "ref.A.en").read_text(encoding="utf-8") == "x\ny\n"
     assert (tmp_path / "docs.txt").read_text(encoding="utf-8") == "d\nd\n"
     manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
@@ -118,10 +135,16 @@ def test_real_wmt21_cs_en_text_files(tmp_path):
     system_dir = shared_path("wmt21-news-cs-en", "txt", "system-outputs")
     system_files = sorted(system_dir.glob("newstest2021.cs-en.hyp.*.en"))
     assert system_files
-    systems = [(p.name.split(".hyp.")[1].removesuffix(".en"), InputFile(p.name, p.read_bytes())) for p in system_files]
+    systems = [
+        (p.name.split(".hyp.")[1].removesuffix(".en"), InputFile(p.name, p.read_bytes()))
+        for p in system_files
+    ]
     corpus = parse_text(
         source=InputFile(source.name, source.read_bytes()),
-        references=[("A", InputFile(ref_a.name, ref_a.read_bytes())), ("B", InputFile(ref_b.name, ref_b.read_bytes()))],
+        references=[
+            ("A", InputFile(ref_a.name, ref_a.read_bytes())),
+            ("B", InputFile(ref_b.name, ref_b.read_bytes())),
+        ],
         systems=systems,
         source_lang="cs",
         target_lang="en",

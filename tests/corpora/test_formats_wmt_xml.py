@@ -40,7 +40,12 @@ def parse(text: str = SAMPLE, **kwargs):
 def test_parse_sample():
     corpus = parse()
     assert (corpus.source_lang, corpus.target_lang) == ("cs", "en")
-    assert [(s.doc_id, s.seg_id) for s in corpus.segments] == [("d1", "1"), ("d1", "2"), ("d1", "3"), ("d2", "1")]
+    assert [(s.doc_id, s.seg_id) for s in corpus.segments] == [
+        ("d1", "1"),
+        ("d1", "2"),
+        ("d1", "3"),
+        ("d2", "1"),
+    ]
     first, second, _, fourth = corpus.segments
     assert first.source == "Dobrý den & <b>"
     assert second.source == " mezery "  # XML text kept exactly
@@ -50,7 +55,10 @@ def test_parse_sample():
     assert corpus.system_names == ["Online-B"]
     assert corpus.metadata == {
         "set_id": "wmttest2022",
-        "documents": {"d1": {"origlang": "cs", "domain": "news"}, "d2": {"origlang": "en", "testsuite": "x"}},
+        "documents": {
+            "d1": {"origlang": "cs", "domain": "news"},
+            "d2": {"origlang": "en", "testsuite": "x"},
+        },
         "wmt_xml": {"collections": {"d1": "general"}, "paragraphs": {"d1": [1, 2]}},
     }
 
@@ -63,7 +71,10 @@ def test_document_without_reference_is_allowed():
 
 
 def test_segments_without_paragraph_are_tolerated():
-    text = SAMPLE.replace('<src lang="cs"><p><seg id="1">Jedna</seg></p></src>', '<src lang="cs"><seg id="1">Jedna</seg></src>')
+    text = SAMPLE.replace(
+        '<src lang="cs"><p><seg id="1">Jedna</seg></p></src>',
+        '<src lang="cs"><seg id="1">Jedna</seg></src>',
+    )
     assert parse(text).segments[3].source == "Jedna"
 
 
@@ -73,7 +84,10 @@ def test_declared_encoding_is_honoured_and_can_be_overridden():
     assert corpus.segments[0].source == "Dobrý den & <b>"
     utf8_data = SAMPLE.encode("utf-8")
     mislabelled = utf8_data.replace(b'encoding="utf-8"', b'encoding="latin-1"')
-    assert parse_wmt_xml(file=InputFile("m.xml", mislabelled), encoding="utf-8").segments[2].source == "Tři"
+    assert (
+        parse_wmt_xml(file=InputFile("m.xml", mislabelled), encoding="utf-8").segments[2].source
+        == "Tři"
+    )
 
 
 def test_writer_output_and_read_back(tmp_path):
@@ -81,7 +95,9 @@ def test_writer_output_and_read_back(tmp_path):
     [path] = write_wmt_xml(corpus, tmp_path)
     assert path.name == "wmttest2022.cs-en.xml"
     text = path.read_text(encoding="utf-8")
-    assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n<dataset id="wmttest2022">\n  <collection id="general">')
+    assert text.startswith(
+        '<?xml version="1.0" encoding="utf-8"?>\n<dataset id="wmttest2022">\n  <collection id="general">'
+    )
     assert '<ref lang="en" translator="A">' in text
     assert '<seg id="2"></seg>' in text  # the missing reference segment
     assert "&lt;b&gt;" in text
@@ -98,7 +114,9 @@ def test_writer_refuses_control_characters(tmp_path):
 def test_writer_names_documents_of_plain_corpora(tmp_path):
     from evaltrans.corpora.formats.base import CorpusData, SegmentData
 
-    corpus = CorpusData("de", "en", [SegmentData("a", references={"A": "x"}, candidates={"s": "y"})])
+    corpus = CorpusData(
+        "de", "en", [SegmentData("a", references={"A": "x"}, candidates={"s": "y"})]
+    )
     [path] = write_wmt_xml(corpus, tmp_path)
     again = parse_wmt_xml(file=InputFile(path.name, path.read_bytes()))
     assert again.segments[0].doc_id == "doc1" and again.segments[0].seg_id == "1"

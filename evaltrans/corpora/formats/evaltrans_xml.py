@@ -73,7 +73,14 @@ DOCTYPE_HEADER = '<?xml version="1.0" encoding="utf-8" ?>\n<!DOCTYPE etdb SYSTEM
 INTEGER_LEVEL_ATTRIBUTES = ("count", "gray", "green", "perfect", "firstvalid")
 # Written when a corpus without levels (e.g. from plain text) is exported: the spec's
 # recommended deciding class.
-DEFAULT_LEVELS = {"class": "isPerfect", "count": 2, "gray": 0, "green": 1, "perfect": 1, "firstvalid": 0}
+DEFAULT_LEVELS = {
+    "class": "isPerfect",
+    "count": 2,
+    "gray": 0,
+    "green": 1,
+    "perfect": 1,
+    "firstvalid": 0,
+}
 REFERENCE, CANDIDATE = "reference", "candidate"
 _AUTO_PREFIX = {REFERENCE: "ref-", CANDIDATE: "candidate-"}
 _KNOWN_SOURCE_ATTRIBUTES = ("doc", "seg")
@@ -188,12 +195,16 @@ class _Reader:
                 try:
                     levels[name] = int(value)
                 except ValueError:
-                    raise self.error(NOT_AN_INTEGER.format(attribute=name, value=value), element) from None
+                    raise self.error(
+                        NOT_AN_INTEGER.format(attribute=name, value=value), element
+                    ) from None
             else:
                 levels[name] = value
         for required in ("class", "perfect"):
             if required not in levels or levels[required] == "":
-                raise self.error(MISSING_ATTRIBUTE.format(tag="levels", attribute=required), element)
+                raise self.error(
+                    MISSING_ATTRIBUTE.format(tag="levels", attribute=required), element
+                )
         if any(known["class"] == levels["class"] for known in self.levels):
             raise self.error(DUPLICATE_LEVELS.format(name=levels["class"]), element)
         self.levels.append(levels)
@@ -201,7 +212,9 @@ class _Reader:
     def _only_child(self, parent: ET.Element, tag: str) -> ET.Element:
         found = [child for child in parent if child.tag == tag]
         if len(found) != 1:
-            raise self.error(ELEMENT_COUNT.format(parent=parent.tag, tag=tag, count=len(found)), parent)
+            raise self.error(
+                ELEMENT_COUNT.format(parent=parent.tag, tag=tag, count=len(found)), parent
+            )
         return found[0]
 
     def _sentence(self, parent: ET.Element, tag: str) -> str:
@@ -216,7 +229,9 @@ class _Reader:
         source = self.sources.get(text)
         if source is None:
             segment = SegmentData(
-                source=text, doc_id=element.attrib.get("doc", ""), seg_id=element.attrib.get("seg", "")
+                source=text,
+                doc_id=element.attrib.get("doc", ""),
+                seg_id=element.attrib.get("seg", ""),
             )
             source = self.sources[text] = _Source(segment)
         unknown = {k: v for k, v in element.attrib.items() if k not in _KNOWN_SOURCE_ATTRIBUTES}
@@ -238,8 +253,14 @@ class _Reader:
         kind = REFERENCE if self._is_reference([e for e, _ in evaluations]) else CANDIDATE
         name = element.attrib.get("sys", "")
         if not name:
-            same = next((t for t in source.targets.values() if t.kind == kind and t.text == text
-                         and (kind, t.name) in source.auto_names), None)
+            same = next(
+                (
+                    t
+                    for t in source.targets.values()
+                    if t.kind == kind and t.text == text and (kind, t.name) in source.auto_names
+                ),
+                None,
+            )
             if same is not None:  # an unnamed repeat of an unnamed target: the same target
                 name = same.name
             else:
@@ -251,7 +272,8 @@ class _Reader:
             target = source.targets[(kind, name)] = _Target(kind, name, text)
         elif target.text != text:
             raise self.error(
-                CONFLICTING_TARGET.format(kind=kind, name=name, source=source.segment.source[:60]), element
+                CONFLICTING_TARGET.format(kind=kind, name=name, source=source.segment.source[:60]),
+                element,
             )
         for evaluation, _ in evaluations:
             evaluation.target_kind, evaluation.target_name = kind, name
@@ -277,13 +299,17 @@ class _Reader:
             value = math.nan
         if not math.isfinite(value):
             raise self.error(NOT_A_NUMBER.format(value=raw), element)
-        return EvaluationData(target_kind="", target_name="", aspect=aspect, value=value, attributes=attributes)
+        return EvaluationData(
+            target_kind="", target_name="", aspect=aspect, value=value, attributes=attributes
+        )
 
     def _is_reference(self, evaluations: list[EvaluationData]) -> bool:
         if not self.levels:
             return False
         deciding = self.levels[-1]
-        return any(e.aspect == deciding["class"] and e.value >= deciding["perfect"] for e in evaluations)
+        return any(
+            e.aspect == deciding["class"] and e.value >= deciding["perfect"] for e in evaluations
+        )
 
     def _segment(self, source: _Source) -> SegmentData:
         segment = source.segment
@@ -344,7 +370,9 @@ def write_evaltrans_xml(corpus: CorpusData, out_dir: Path) -> list[Path]:
     return [write_file(path, DOCTYPE_HEADER + "\n".join(lines) + "\n")]
 
 
-def _source_xml(segment: SegmentData, extras: dict, deciding: dict | None, out_name: str) -> list[str]:
+def _source_xml(
+    segment: SegmentData, extras: dict, deciding: dict | None, out_name: str
+) -> list[str]:
     seg = segment.seg_id or segment.source[:40]
     attributes = {}
     if segment.doc_id:
@@ -353,7 +381,10 @@ def _source_xml(segment: SegmentData, extras: dict, deciding: dict | None, out_n
         attributes["seg"] = segment.seg_id
     attributes.update(extras.get("source_attributes", {}))
     check_xml_text(segment.source, out_name, f"<source seg={seg!r}>")
-    lines = [f"  <source{attributes_xml(attributes)}>", f"    <s_sent>{escape_text(segment.source)}</s_sent>"]
+    lines = [
+        f"  <source{attributes_xml(attributes)}>",
+        f"    <s_sent>{escape_text(segment.source)}</s_sent>",
+    ]
     lines.extend("    " + element for element in extras.get("source_elements", []))
 
     evaluations: dict[tuple[str, str], list[EvaluationData]] = {}
@@ -362,7 +393,10 @@ def _source_xml(segment: SegmentData, extras: dict, deciding: dict | None, out_n
         mapping = segment.references if evaluation.target_kind == REFERENCE else segment.candidates
         if evaluation.target_name not in mapping:
             raise CorpusFormatError(
-                out_name, UNKNOWN_TARGET.format(kind=evaluation.target_kind, name=evaluation.target_name, seg=seg)
+                out_name,
+                UNKNOWN_TARGET.format(
+                    kind=evaluation.target_kind, name=evaluation.target_name, seg=seg
+                ),
             )
         evaluations.setdefault(key, []).append(evaluation)
 
@@ -371,14 +405,22 @@ def _source_xml(segment: SegmentData, extras: dict, deciding: dict | None, out_n
         unnamed = 0
         for name, text in mapping.items():
             own = list(evaluations.get((kind, name), []))
-            decides = [e for e in own if deciding and e.aspect == deciding["class"] and e.value >= deciding["perfect"]]
+            decides = [
+                e
+                for e in own
+                if deciding and e.aspect == deciding["class"] and e.value >= deciding["perfect"]
+            ]
             if kind == CANDIDATE and decides:
                 raise CorpusFormatError(
                     out_name,
-                    CANDIDATE_LOOKS_PERFECT.format(name=name, seg=seg, aspect=decides[0].aspect, value=decides[0].value),
+                    CANDIDATE_LOOKS_PERFECT.format(
+                        name=name, seg=seg, aspect=decides[0].aspect, value=decides[0].value
+                    ),
                 )
             if kind == REFERENCE and not decides:
-                own.append(EvaluationData(kind, name, deciding["class"], float(deciding["perfect"])))
+                own.append(
+                    EvaluationData(kind, name, deciding["class"], float(deciding["perfect"]))
+                )
             sys_attribute = {}
             if name == f"{_AUTO_PREFIX[kind]}{unnamed + 1}":
                 unnamed += 1  # written unnamed: the reader gives it this very name again
@@ -386,8 +428,14 @@ def _source_xml(segment: SegmentData, extras: dict, deciding: dict | None, out_n
                 sys_attribute["sys"] = name
             target_extras = extras.get("targets", {}).get(f"{kind}:{name}", {})
             check_xml_text(text, out_name, f"<tgt sys={name!r}> of segment {seg!r}")
-            targets.append(_target_xml(text, {**sys_attribute, **target_extras.get("attributes", {})},
-                                       own, target_extras.get("elements", [])))
+            targets.append(
+                _target_xml(
+                    text,
+                    {**sys_attribute, **target_extras.get("attributes", {})},
+                    own,
+                    target_extras.get("elements", []),
+                )
+            )
     targets_elements = extras.get("targets_elements", [])
     if targets or targets_elements:
         lines.append("    <targets>")
@@ -399,10 +447,16 @@ def _source_xml(segment: SegmentData, extras: dict, deciding: dict | None, out_n
     return lines
 
 
-def _target_xml(text: str, attributes: dict[str, str], evaluations: list[EvaluationData], elements: list[str]) -> list[str]:
+def _target_xml(
+    text: str, attributes: dict[str, str], evaluations: list[EvaluationData], elements: list[str]
+) -> list[str]:
     lines = [f"<tgt{attributes_xml(attributes)}>", f"  <t_sent>{escape_text(text)}</t_sent>"]
     for evaluation in evaluations:
-        eval_attributes = {"class": evaluation.aspect, "val": _number(evaluation.value), **evaluation.attributes}
+        eval_attributes = {
+            "class": evaluation.aspect,
+            "val": _number(evaluation.value),
+            **evaluation.attributes,
+        }
         lines.append(f"  <eval{attributes_xml(eval_attributes)}/>")
     lines.extend("  " + element for element in elements)
     lines.append("</tgt>")

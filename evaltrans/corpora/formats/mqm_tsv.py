@@ -30,7 +30,18 @@ from .base import CorpusData, CorpusFormatError, InputFile, SegmentData
 from .common import check_names, safe_filename, write_file
 from .reading import DEFAULT_ENCODING, read_lines
 
-COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity", "comment")
+COLUMNS = (
+    "system",
+    "doc",
+    "doc_id",
+    "seg_id",
+    "rater",
+    "source",
+    "target",
+    "category",
+    "severity",
+    "comment",
+)
 OPTIONAL_COLUMNS = ("comment",)
 
 UNKNOWN_COLUMN = "unknown column {name!r}; the MQM columns are: {columns}"
@@ -40,7 +51,9 @@ FIELD_COUNT = "{count} tab-separated fields, but the header has {expected}"
 EMPTY_FIELD = "empty {column}"
 SOURCE_CONFLICT = "segment {seg!r} has a different source text than on line {line}"
 DOC_CONFLICT = "segment {seg!r} is in document {doc!r} here but in {other!r} on line {line}"
-TARGET_CONFLICT = "system {system!r} has a different target text for segment {seg!r} than on line {line}"
+TARGET_CONFLICT = (
+    "system {system!r} has a different target text for segment {seg!r} than on line {line}"
+)
 UNKNOWN_REFERENCE = (
     "reference system {name!r} is not in the file (its systems: {systems}); "
     "choose the reference with --reference-system"
@@ -94,15 +107,21 @@ def parse_mqm_tsv(
         source, target = strip_marks(row["source"]), strip_marks(row["target"])
         known = sources.setdefault(seg, (source, row["doc"], number))
         if known[0] != source:
-            raise CorpusFormatError(file.name, SOURCE_CONFLICT.format(seg=seg, line=known[2]), line=number)
+            raise CorpusFormatError(
+                file.name, SOURCE_CONFLICT.format(seg=seg, line=known[2]), line=number
+            )
         if known[1] != row["doc"]:
             raise CorpusFormatError(
-                file.name, DOC_CONFLICT.format(seg=seg, doc=row["doc"], other=known[1], line=known[2]), line=number
+                file.name,
+                DOC_CONFLICT.format(seg=seg, doc=row["doc"], other=known[1], line=known[2]),
+                line=number,
             )
         previous = targets.setdefault(system, {}).setdefault(seg, (target, number))
         if previous[0] != target:
             raise CorpusFormatError(
-                file.name, TARGET_CONFLICT.format(system=system, seg=seg, line=previous[1]), line=number
+                file.name,
+                TARGET_CONFLICT.format(system=system, seg=seg, line=previous[1]),
+                line=number,
             )
 
     for name in reference_systems:
@@ -188,7 +207,18 @@ def write_mqm_tsv(corpus: CorpusData, out_dir: Path) -> list[Path]:
         position_in_doc[doc] = position_in_doc.get(doc, 0) + 1
         texts = {**segment.references, **segment.candidates}
         for system, target in texts.items():
-            fields = [system, doc, str(position_in_doc[doc]), seg, "", segment.source, target, "No-error", "No-error", ""]
+            fields = [
+                system,
+                doc,
+                str(position_in_doc[doc]),
+                seg,
+                "",
+                segment.source,
+                target,
+                "No-error",
+                "No-error",
+                "",
+            ]
             _check_writable(path, segment, seg, fields)
             rows.append("\t".join(fields))
     return [write_file(path, "\n".join(rows) + "\n")]

@@ -113,7 +113,9 @@ def unescape(text: str) -> str:
 
 def escape(text: str) -> str:
     """Escape ``& < > "`` so that :func:`unescape` gives the text back."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    )
 
 
 def _attributes(raw: str) -> dict[str, str]:
@@ -124,7 +126,11 @@ def _attributes(raw: str) -> dict[str, str]:
 
 
 def read_set(
-    file: InputFile, expected: str, *, encoding: str = DEFAULT_ENCODING, max_bytes: int | None = None
+    file: InputFile,
+    expected: str,
+    *,
+    encoding: str = DEFAULT_ENCODING,
+    max_bytes: int | None = None,
 ) -> SgmlSet:
     """Scan one SGML file holding one ``<expected>`` set element.
 
@@ -146,7 +152,9 @@ class _Scanner:
         self.document: SgmlDocument | None = None
 
     def error(self, message: str, position: int) -> CorpusFormatError:
-        return CorpusFormatError(self.file.name, message, line=self.text.count("\n", 0, position) + 1)
+        return CorpusFormatError(
+            self.file.name, message, line=self.text.count("\n", 0, position) + 1
+        )
 
     def run(self) -> SgmlSet:
         position = 0
@@ -163,7 +171,9 @@ class _Scanner:
         if self.result is None:
             raise CorpusFormatError(self.file.name, NO_SET.format(expected=self.expected))
         if self.set_line:
-            raise self.error(UNCLOSED.format(name=self.expected, line=self.set_line), len(self.text))
+            raise self.error(
+                UNCLOSED.format(name=self.expected, line=self.set_line), len(self.text)
+            )
         return self.result
 
     def _check_gap(self, start: int, end: int) -> None:
@@ -178,7 +188,9 @@ class _Scanner:
     def _tag(self, match: re.Match) -> None:
         name, closing = match.group("name").lower(), bool(match.group("close"))
         if name == "seg":
-            raise self.error(STRAY_CLOSE.format(name="seg") if closing else UNCLOSED_SEG, match.start())
+            raise self.error(
+                STRAY_CLOSE.format(name="seg") if closing else UNCLOSED_SEG, match.start()
+            )
         if name in SET_ELEMENTS:
             self._set_tag(match, name, closing)
         elif name == "doc":
@@ -190,7 +202,9 @@ class _Scanner:
             if not self.set_line or name != self.expected:
                 raise self.error(STRAY_CLOSE.format(name=name), match.start())
             if self.document is not None:
-                raise self.error(UNCLOSED.format(name="doc", line=self.document.line), match.start())
+                raise self.error(
+                    UNCLOSED.format(name="doc", line=self.document.line), match.start()
+                )
             self.set_line = 0
             return
         if name != self.expected:
@@ -213,7 +227,9 @@ class _Scanner:
         attributes = _attributes(match.group("attrs"))
         doc_id = attributes.pop("docid", "")
         if not doc_id:
-            raise self.error(MISSING_ATTRIBUTE.format(element="doc", attribute="docid"), match.start())
+            raise self.error(
+                MISSING_ATTRIBUTE.format(element="doc", attribute="docid"), match.start()
+            )
         if doc_id in self.result.documents:
             raise self.error(DUPLICATE_DOC.format(doc=doc_id), match.start())
         self.document = SgmlDocument(doc_id, attributes, self._line(match.start()))
@@ -270,7 +286,9 @@ def parse_sgml(
         )
     source_set = read_set(source, "srcset", encoding=encoding, max_bytes=max_bytes)
     source_lang = _required(source_set, "srclang")
-    reference_sets = [read_set(f, "refset", encoding=encoding, max_bytes=max_bytes) for f in references]
+    reference_sets = [
+        read_set(f, "refset", encoding=encoding, max_bytes=max_bytes) for f in references
+    ]
     system_sets = [read_set(f, "tstset", encoding=encoding, max_bytes=max_bytes) for f in systems]
 
     labels = reference_labels or [_reference_label(s, i) for i, s in enumerate(reference_sets, 1)]
@@ -323,7 +341,9 @@ def _document_sysid(sgml_set: SgmlSet) -> str:
         sysid = document.attributes.pop("sysid", "")
         if sysid and found and sysid != found:
             raise CorpusFormatError(
-                sgml_set.file.name, MIXED_SYSIDS.format(first=found, second=sysid), line=document.line
+                sgml_set.file.name,
+                MIXED_SYSIDS.format(first=found, second=sysid),
+                line=document.line,
             )
         found = found or sysid
     return found
@@ -349,7 +369,9 @@ def _target_language(translation_sets: list[SgmlSet]) -> str:
         if found != target_lang:
             raise CorpusFormatError(
                 other.file.name,
-                LANGUAGE_MISMATCH.format(found=found, expected=target_lang, other=translation_sets[0].file.name),
+                LANGUAGE_MISMATCH.format(
+                    found=found, expected=target_lang, other=translation_sets[0].file.name
+                ),
             )
     return target_lang
 
@@ -359,7 +381,9 @@ def _check_coverage(source_set: SgmlSet, other: SgmlSet) -> None:
     source_name, name = source_set.file.name, other.file.name
     for doc_id, document in other.documents.items():
         if doc_id not in source_set.documents:
-            raise CorpusFormatError(name, EXTRA_DOC.format(doc=doc_id, source=source_name), line=document.line)
+            raise CorpusFormatError(
+                name, EXTRA_DOC.format(doc=doc_id, source=source_name), line=document.line
+            )
         for seg_id, (_text, line) in document.segments.items():
             if seg_id not in source_set.documents[doc_id].segments:
                 raise CorpusFormatError(
@@ -400,7 +424,9 @@ def write_sgml(corpus: CorpusData, out_dir: Path) -> list[Path]:
         set_attributes["setid"] = set_id
     set_attributes["srclang"] = corpus.source_lang
 
-    def write(path: Path, kind: str, extra: dict[str, str], sysid: str, get, what: str = "") -> Path:
+    def write(
+        path: Path, kind: str, extra: dict[str, str], sysid: str, get, what: str = ""
+    ) -> Path:
         lines = [f"<{kind}{_attributes_sgml({**set_attributes, **extra})}>"]
         for doc_id, segments in documents:
             attributes = {"docid": doc_id, **doc_attributes.get(doc_id, {})}
@@ -411,7 +437,8 @@ def write_sgml(corpus: CorpusData, out_dir: Path) -> list[Path]:
                 text = get(segment)
                 if text is None:
                     raise CorpusFormatError(
-                        path.name, MISSING_TEXT.format(kind=what, name=sysid, seg=seg_id, doc=doc_id)
+                        path.name,
+                        MISSING_TEXT.format(kind=what, name=sysid, seg=seg_id, doc=doc_id),
                     )
                 lines.append(f'<seg id="{escape(seg_id)}">{escape(text)}</seg>')
             lines.append("</doc>")
@@ -422,17 +449,38 @@ def write_sgml(corpus: CorpusData, out_dir: Path) -> list[Path]:
     paths = [
         write(
             out_dir / safe_filename("source", taken, suffix=f".{corpus.source_lang}.sgm"),
-            "srcset", {}, "", lambda segment: segment.source,
+            "srcset",
+            {},
+            "",
+            lambda segment: segment.source,
         )
     ]
     for label in corpus.reference_labels:
-        path = out_dir / safe_filename(label, taken, prefix="ref.", suffix=f".{corpus.target_lang}.sgm")
-        paths.append(write(path, "refset", {**target, "refid": label}, label,
-                           lambda segment, label=label: segment.references.get(label), "reference"))
+        path = out_dir / safe_filename(
+            label, taken, prefix="ref.", suffix=f".{corpus.target_lang}.sgm"
+        )
+        paths.append(
+            write(
+                path,
+                "refset",
+                {**target, "refid": label},
+                label,
+                lambda segment, label=label: segment.references.get(label),
+                "reference",
+            )
+        )
     for system in corpus.system_names:
         path = out_dir / safe_filename(system, taken, suffix=f".{corpus.target_lang}.sgm")
-        paths.append(write(path, "tstset", {**target, "sysid": system}, system,
-                           lambda segment, system=system: segment.candidates.get(system), "system"))
+        paths.append(
+            write(
+                path,
+                "tstset",
+                {**target, "sysid": system},
+                system,
+                lambda segment, system=system: segment.candidates.get(system),
+                "system",
+            )
+        )
     return paths
 
 

@@ -31,7 +31,9 @@ LINE_COUNT_MISMATCH = "{file} has {count} lines, but the source file {source} ha
 MIXED_DOC_IDS = "some segments have a document id and others not"
 NOT_ONE_LINE = "segment {seg!r}: the {what} {name!r} contains a line break"
 BLANK_TEXT = "segment {seg!r}: the {what} {name!r} is empty"
-MISSING_IN_SEGMENT = "segment {seg!r} has no {what} {name!r}; the text format needs one on every line"
+MISSING_IN_SEGMENT = (
+    "segment {seg!r} has no {what} {name!r}; the text format needs one on every line"
+)
 BAD_MANIFEST = "bad manifest: {reason}"
 
 MANIFEST_NAME = "manifest.json"
@@ -133,18 +135,26 @@ def write_text(corpus: CorpusData, out_dir: Path) -> list[Path]:
 
     for label in corpus.reference_labels:
         name = safe_filename(label, taken, prefix="ref.", suffix=f".{corpus.target_lang}")
-        paths.append(_write_column(out_dir / name, corpus, "reference", label, _getter("references", label)))
+        paths.append(
+            _write_column(out_dir / name, corpus, "reference", label, _getter("references", label))
+        )
         manifest["references"].append({"label": label, "file": name})
     for system in corpus.system_names:
         name = safe_filename(system, taken, suffix=f".{corpus.target_lang}")
-        paths.append(_write_column(out_dir / name, corpus, "system output", system, _getter("candidates", system)))
+        paths.append(
+            _write_column(
+                out_dir / name, corpus, "system output", system, _getter("candidates", system)
+            )
+        )
         manifest["systems"].append({"name": system, "file": name})
 
     doc_ids = [segment.doc_id for segment in corpus.segments]
     if any(doc_ids):
         if not all(doc_id.strip() for doc_id in doc_ids):
             raise CorpusFormatError(DOCS_NAME, MIXED_DOC_IDS)
-        paths.append(_write_column(out_dir / DOCS_NAME, corpus, "document id", "", lambda s: s.doc_id))
+        paths.append(
+            _write_column(out_dir / DOCS_NAME, corpus, "document id", "", lambda s: s.doc_id)
+        )
         manifest["docs"] = DOCS_NAME
 
     text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
@@ -164,7 +174,9 @@ def _write_column(path: Path, corpus: CorpusData, what: str, name: str, get) -> 
         seg = segment.seg_id or str(position)
         value = get(segment)
         if value is None:
-            raise CorpusFormatError(path.name, MISSING_IN_SEGMENT.format(seg=seg, what=what, name=name))
+            raise CorpusFormatError(
+                path.name, MISSING_IN_SEGMENT.format(seg=seg, what=what, name=name)
+            )
         if "\n" in value or value.endswith("\r"):
             raise CorpusFormatError(path.name, NOT_ONE_LINE.format(seg=seg, what=what, name=name))
         if not value.strip():
@@ -186,12 +198,20 @@ def read_text_export(
     manifest = _load_manifest(manifest_path)
 
     def load(file_name: object) -> InputFile:
-        if not isinstance(file_name, str) or file_name in ("", ".", "..") or Path(file_name).name != file_name:
+        if (
+            not isinstance(file_name, str)
+            or file_name in ("", ".", "..")
+            or Path(file_name).name != file_name
+        ):
             # Only plain names: a manifest must not reach outside its directory.
-            raise CorpusFormatError(manifest_path.name, BAD_MANIFEST.format(reason=f"bad file name {file_name!r}"))
+            raise CorpusFormatError(
+                manifest_path.name, BAD_MANIFEST.format(reason=f"bad file name {file_name!r}")
+            )
         path = directory / file_name
         if not path.is_file():
-            raise CorpusFormatError(manifest_path.name, BAD_MANIFEST.format(reason=f"missing file {file_name!r}"))
+            raise CorpusFormatError(
+                manifest_path.name, BAD_MANIFEST.format(reason=f"missing file {file_name!r}")
+            )
         return InputFile(file_name, path.read_bytes())
 
     try:
@@ -209,7 +229,9 @@ def read_text_export(
             max_bytes=max_bytes,
         )
     except (KeyError, TypeError) as error:
-        raise CorpusFormatError(manifest_path.name, BAD_MANIFEST.format(reason=f"missing or wrong entry {error}")) from None
+        raise CorpusFormatError(
+            manifest_path.name, BAD_MANIFEST.format(reason=f"missing or wrong entry {error}")
+        ) from None
 
 
 def _load_manifest(path: Path) -> dict:
@@ -220,5 +242,7 @@ def _load_manifest(path: Path) -> dict:
     except (ValueError, UnicodeDecodeError) as error:
         raise CorpusFormatError(path.name, BAD_MANIFEST.format(reason=str(error))) from None
     if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        raise CorpusFormatError(path.name, BAD_MANIFEST.format(reason=f"not an {MANIFEST_FORMAT} manifest"))
+        raise CorpusFormatError(
+            path.name, BAD_MANIFEST.format(reason=f"not an {MANIFEST_FORMAT} manifest")
+        )
     return manifest

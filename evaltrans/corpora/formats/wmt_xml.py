@@ -146,7 +146,9 @@ class _Reader:
         found = self._attribute(element, "lang")
         expected = self.languages.setdefault(role, found)
         if found != expected:
-            raise self.error(LANGUAGE_MISMATCH.format(what=role, found=found, expected=expected), element)
+            raise self.error(
+                LANGUAGE_MISMATCH.format(what=role, found=found, expected=expected), element
+            )
 
     def _document(self, doc: ET.Element, collection_id: str | None) -> None:
         doc_id = self._attribute(doc, "id")
@@ -168,7 +170,9 @@ class _Reader:
         if len(paragraphs) > 1:
             self.paragraphs[doc_id] = paragraphs
         segments = {
-            seg_id: SegmentData(source=self._required_text(text, seg, doc_id, seg_id), doc_id=doc_id, seg_id=seg_id)
+            seg_id: SegmentData(
+                source=self._required_text(text, seg, doc_id, seg_id), doc_id=doc_id, seg_id=seg_id
+            )
             for seg_id, (text, seg) in source_segments.items()
         }
         for child in doc:
@@ -185,7 +189,9 @@ class _Reader:
             raise self.error(EMPTY_SEGMENT.format(seg=seg_id, doc=doc_id), seg)
         return text
 
-    def _translation(self, element, doc_id, source_segments, segments, *, is_reference: bool) -> None:
+    def _translation(
+        self, element, doc_id, source_segments, segments, *, is_reference: bool
+    ) -> None:
         """Add one ``<ref>`` or ``<hyp>`` to the document's segments."""
         self._language(element, "target")
         if is_reference:
@@ -198,7 +204,9 @@ class _Reader:
             raise self.error(SYSTEM_IS_REFERENCE.format(name=name), element)
         known.setdefault(name, element)
         if (what, name) in self.names_in_doc:
-            raise self.error(DUPLICATE_TRANSLATION.format(what=what, name=name, doc=doc_id), element)
+            raise self.error(
+                DUPLICATE_TRANSLATION.format(what=what, name=name, doc=doc_id), element
+            )
         self.names_in_doc.add((what, name))
         if not is_reference:
             self.system_docs.setdefault(name, set()).add(doc_id)
@@ -216,7 +224,9 @@ class _Reader:
             if seg_id not in translated:
                 raise self.error(MISSING_SEG.format(seg=seg_id, doc=doc_id), element)
 
-    def _segments(self, element: ET.Element, doc_id: str) -> tuple[dict[str, tuple[str, ET.Element]], list[int]]:
+    def _segments(
+        self, element: ET.Element, doc_id: str
+    ) -> tuple[dict[str, tuple[str, ET.Element]], list[int]]:
         """Segments (id -> (text, element)) of a src/ref/hyp and the segment count of each <p>."""
         segments: dict[str, tuple[str, ET.Element]] = {}
         paragraphs: list[int] = []
@@ -230,7 +240,9 @@ class _Reader:
             elif child.tag == "seg":  # tolerated: segments without a paragraph
                 self._segment(child, segments)
             else:
-                raise self.error(UNEXPECTED_ELEMENT.format(tag=child.tag, parent=element.tag), child)
+                raise self.error(
+                    UNEXPECTED_ELEMENT.format(tag=child.tag, parent=element.tag), child
+                )
         return segments, paragraphs
 
     def _segment(self, seg: ET.Element, segments: dict[str, tuple[str, ET.Element]]) -> None:
@@ -278,7 +290,10 @@ def write_wmt_xml(corpus: CorpusData, out_dir: Path) -> list[Path]:
     extra = corpus.metadata.get("wmt_xml", {})
     collections = extra.get("collections", {})
 
-    lines = ['<?xml version="1.0" encoding="utf-8"?>', f"<dataset{attributes_xml({'id': set_id} if set_id else {})}>"]
+    lines = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        f"<dataset{attributes_xml({'id': set_id} if set_id else {})}>",
+    ]
     current_collection: str | None = None
     for doc_id, segments in documents:
         collection = collections.get(doc_id)
@@ -312,10 +327,14 @@ def _document_xml(corpus: CorpusData, out_name: str, doc_id: str, segments) -> l
         position = 0
         for size in sizes:
             lines.append("    <p>")
-            for (seg_id, _), text in zip(segments[position : position + size], texts[position : position + size], strict=True):
+            for (seg_id, _), text in zip(
+                segments[position : position + size], texts[position : position + size], strict=True
+            ):
                 where = f'<doc id="{doc_id}">, <{tag}>, <seg id="{seg_id}">'
                 check_xml_text(text, out_name, where)
-                lines.append(f'      <seg{attributes_xml({"id": seg_id})}>{escape_text(text)}</seg>')
+                lines.append(
+                    f"      <seg{attributes_xml({'id': seg_id})}>{escape_text(text)}</seg>"
+                )
             lines.append("    </p>")
             position += size
         lines.append(f"  </{tag}>")
@@ -329,7 +348,10 @@ def _document_xml(corpus: CorpusData, out_name: str, doc_id: str, segments) -> l
         texts = []
         for seg_id, segment in segments:
             if system not in segment.candidates:
-                raise CorpusFormatError(out_name, MISSING_TEXT.format(kind="system", name=system, seg=seg_id, doc=doc_id))
+                raise CorpusFormatError(
+                    out_name,
+                    MISSING_TEXT.format(kind="system", name=system, seg=seg_id, doc=doc_id),
+                )
             texts.append(segment.candidates[system])
         block("hyp", {"lang": corpus.target_lang, "system": system}, texts)
     lines.append("</doc>")

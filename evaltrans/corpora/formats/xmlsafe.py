@@ -26,7 +26,9 @@ XML_REFUSED = "refused: unsafe XML ({reason})"
 MALFORMED_XML = "malformed XML: {reason} (column {column})"
 UNWRITABLE_CHARACTER = "character U+{code:04X} cannot be written to an XML file"
 
-_DECLARED_ENCODING = re.compile(rb"""^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+_DECLARED_ENCODING = re.compile(
+    rb"""^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']"""
+)
 # XML 1.0 allows tab, newline, carriage return and these ranges only.
 _INVALID_XML_CHAR = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -39,7 +41,9 @@ class XmlDocument:
     root: ET.Element
     lines: dict[ET.Element, int]
 
-    def error(self, message: str, element: ET.Element | None = None, where: str = "") -> CorpusFormatError:
+    def error(
+        self, message: str, element: ET.Element | None = None, where: str = ""
+    ) -> CorpusFormatError:
         """A CorpusFormatError for this file at ``element`` (its line) described by ``where``."""
         line = self.lines.get(element) if element is not None else None
         return CorpusFormatError(self.file.name, message, line=line, element=where)
@@ -127,12 +131,7 @@ def escape_text(value: str) -> str:
 
 def escape_attribute(value: str) -> str:
     """Escape a double-quoted attribute value; whitespace controls survive attribute normalisation."""
-    return (
-        escape_text(value)
-        .replace('"', "&quot;")
-        .replace("\n", "&#10;")
-        .replace("\t", "&#9;")
-    )
+    return escape_text(value).replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;")
 
 
 def attributes_xml(attributes: dict[str, str]) -> str:
