@@ -75,6 +75,10 @@ TEMPLATES = [
     },
 ]
 
+if not os.environ.get("DATABASE_URL"):
+    # The embedded default keeps its SQLite file under var/, which a fresh clone lacks.
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
