@@ -1,0 +1,117 @@
+"""Celery tasks of metric runs: thin wrappers (ids in, one service call); policy lives here.
+
+* Retries: database hiccups (SQLite "database is locked" past its timeout, a dropped
+  PostgreSQL connection) are retried with backoff; anything else fails the run at once with
+  its message (bad options, a bug), because computing it again gives the same error.
+* Late acknowledgement and ``reject_on_worker_lost`` come from the settings; the services
+  make every write idempotent, so a redelivered task is harmless.
+* Recovery: a worker that dies with SIGKILL takes its prefetched messages with it on the
+  filesystem broker (and on Redis they come back only after the visibility timeout). So every
+  time a worker's consumer (re)connects to the broker it sends ``metric_runs_resume_task``,
+  which re-sends whatever active runs still miss (``metric_runs_resume``). This also starts
+  runs that were created while the broker was down.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import bootsteps
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError
+
+from evaltrans.celery import app
+
+from . import services
+
+logger = logging.getLogger(__name__)
+
+RETRY_ON = (OperationalError, InterfaceError)
+RETRY_POLICY: dict[str, Any] = {
+    "autoretry_for": RETRY_ON,
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "retry_jitter": True,
+    "max_retries": 5,
+}
+TIME_LIMIT_MESSAGE = "a task exceeded its time limit ({limit}); try a smaller chunk size"
+
+
+def _failure_reason(exc: BaseException) -> str:
+    if isinstance(exc, SoftTimeLimitExceeded):
+        return TIME_LIMIT_MESSAGE.format(limit=app.conf.task_soft_time_limit)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _record_failure(run_id: int | None, exc: BaseException, where: str) -> None:
+    if run_id is None:
+        return
+    reason = _failure_reason(exc)
+    logger.error("run %s failed in %s: %s", run_id, where, reason)
+    try:
+        services.metric_run_fail(run_id=run_id, reason=reason)
+    except Exception:  # the failure path must not raise (e.g. the database is down)
+        logger.exception("could not record the failure of run %s", run_id)
+
+
+class RunTask(app.Task):
+    """A task of one run: errors that retrying cannot fix fail the run at once, with reason.
+
+    Retryable errors (``RETRY_ON``) go through ``autoretry_for``; when the retries are used
+    up, ``on_failure`` fails the run. The check is in ``__call__`` rather than only in
+    ``on_failure`` so that eager runs (``evaluate --eager``, the tests) record it too.
+    """
+
+    abstract = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except RETRY_ON:
+            raise
+        except Exception as exc:
+            _record_failure(args[0] if args else kwargs.get("run_id"), exc, self.name)
+            raise
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo) -> None:  # noqa: ANN001
+        _record_failure(args[0] if args else kwargs.get("run_id"), exc, self.name)
+
+
+@app.task(base=RunTask, name="metrics.run_plan", **RETRY_POLICY)
+def metric_run_plan_task(run_id: int) -> int:
+    return services.metric_run_plan(run_id=run_id)
+
+
+@app.task(base=RunTask, name="metrics.chunk_compute", **RETRY_POLICY)
+def metric_chunk_compute_task(
+    run_id: int, system_id: int, start: int, stop: int, generation: int = 0
+) -> int:
+    return services.metric_chunk_compute(
+        run_id=run_id, system_id=system_id, start=start, stop=stop, generation=generation
+    )
+
+
+@app.task(base=RunTask, name="metrics.run_finalize", **RETRY_POLICY)
+def metric_run_finalize_task(run_id: int) -> bool:
+    return services.metric_run_finalize(run_id=run_id)
+
+
+@app.task(name="metrics.runs_resume", **RETRY_POLICY)
+def metric_runs_resume_task() -> list[int]:
+    return services.metric_runs_resume()
+
+
+class ResumeRunsOnConnect(bootsteps.StartStopStep):
+    """Consumer step: after each (re)connection to the broker, resume active runs."""
+
+    requires = {"celery.worker.consumer.tasks:Tasks"}
+
+    def start(self, consumer: Any) -> None:
+        try:
+            metric_runs_resume_task.delay()
+        except Exception:  # never keep a worker from starting
+            logger.exception("could not send the resume task")
+
+
+app.steps["consumer"].add(ResumeRunsOnConnect)

@@ -1,0 +1,260 @@
+"""Metric-run services: create, plan, chunked computation, aggregation, reuse, cancel, resume."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+from kombu.exceptions import OperationalError as KombuOperationalError
+
+from metrics import services
+from metrics.core import get_metric
+from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore
+from metrics.selectors import run_progress, run_results, segment_arrays
+from tests.metrics.run_helpers import OUTPUTS, REFERENCES, choices, make_test_set
+
+pytestmark = pytest.mark.django_db
+
+Status = MetricRun.Status
+
+
+def start(test_set, measures, chunk_size=3, capture=None, **kwargs):
+    """Start a run eagerly, running the on-commit callbacks the test transaction holds back."""
+    with capture(execute=True):
+        run = services.metric_run_start(
+            test_set=test_set,
+            systems=test_set.systems.all(),
+            measures=measures,
+            chunk_size=chunk_size,
+            **kwargs,
+        )
+    run.refresh_from_db()
+    return run
+
+
+def direct_scores(name, options=None, outputs=OUTPUTS, references=REFERENCES):
+    measure = get_metric(name)(**(options or {}))
+    refs = [[text] for text in references]
+    return {
+        system: measure.corpus_score(list(texts), refs).score for system, texts in outputs.items()
+    }
+
+
+def test_chunked_run_equals_direct_core_computation(django_capture_on_commit_callbacks):
+    """Scores of a run split into chunks of 3 segments equal metrics.core on the whole set."""
+    test_set = make_test_set()
+    run = start(test_set, choices("wer", "cder"), capture=django_capture_on_commit_callbacks)
+    assert run.status == Status.DONE
+    assert run.planned_tasks == 2 * 3  # 2 systems x ceil(8 / 3) chunks
+    for name in ("wer", "cder"):
+        expected = direct_scores(name)
+        stored = {
+            score.system.name: score.score
+            for score in SystemScore.objects.filter(test_set=test_set, measure=name)
+        }
+        assert stored == pytest.approx(expected, abs=1e-12)
+
+
+def test_segment_arrays_concatenate_chunks_in_order(django_capture_on_commit_callbacks):
+    test_set = make_test_set()
+    run = start(test_set, choices("wer"), capture=django_capture_on_commit_callbacks)
+    signature = run.measures.get().signature
+    arrays = segment_arrays(test_set=test_set, signature=signature)
+    system = test_set.systems.get(name="sys-a")
+    measure = get_metric("wer")()
+    refs = [[text] for text in REFERENCES]
+    expected = measure.statistics(OUTPUTS["sys-a"], refs, measure.context(refs))
+    np.testing.assert_array_equal(arrays[system.pk].stats, expected)
+    np.testing.assert_array_equal(
+        arrays[system.pk].sentence_scores, measure.sentence_scores(expected)
+    )
+    assert arrays[system.pk].stat_names == list(measure.stat_names)
+
+
+def test_stored_results_are_not_computed_again(django_capture_on_commit_callbacks):
+    """A second run asking for the same signature plans no task and reuses the scores."""
+    test_set = make_test_set()
+    start(test_set, choices("wer"), capture=django_capture_on_commit_callbacks)
+    rows = SegmentStatistics.objects.count()
+    again = start(test_set, choices("wer", "per"), capture=django_capture_on_commit_callbacks)
+    assert again.status == Status.DONE
+    assert again.reused_units == 2 * len(REFERENCES)  # wer for both systems
+    assert SegmentStatistics.objects.filter(measure="wer").count() == rows
+    assert SystemScore.objects.filter(test_set=test_set, measure="wer").count() == 2
+    only_reuse = start(test_set, choices("wer"), capture=django_capture_on_commit_callbacks)
+    assert only_reuse.planned_tasks == 0 and only_reuse.status == Status.DONE
+
+
+def test_new_test_set_version_keeps_old_results(django_capture_on_commit_callbacks):
+    old = make_test_set("news")
+    start(old, choices("wer"), capture=django_capture_on_commit_callbacks)
+    new = make_test_set("news", references=[text + " ." for text in REFERENCES], version=2)
+    start(new, choices("wer"), capture=django_capture_on_commit_callbacks)
+    assert SystemScore.objects.filter(test_set=old).count() == 2
+    assert SystemScore.objects.filter(test_set=new).count() == 2
+
+
+def test_task_delivered_twice_stores_statistics_once(django_capture_on_commit_callbacks):
+    test_set = make_test_set()
+    run = services.metric_run_create(
+        test_set=test_set, systems=test_set.systems.all(), measures=choices("wer"), chunk_size=4
+    )
+    MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)
+    system = test_set.systems.first()
+    with django_capture_on_commit_callbacks(execute=False):
+        first = services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+        second = services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+    assert (first, second) == (1, 0)
+    assert SegmentStatistics.objects.filter(system=system).count() == 1
+    # Even a racing duplicate that passed the existence check inserts nothing twice.
+    row = SegmentStatistics.objects.get(system=system)
+    row.pk = None
+    SegmentStatistics.objects.bulk_create([row], ignore_conflicts=True)
+    assert SegmentStatistics.objects.filter(system=system).count() == 1
+
+
+def test_options_and_presets_resolve_into_signatures():
+    chosen = services.measure_choices_resolve(
+        names=["wer"], options={"wer": {"ref-length-rule": "average", "lowercase": "yes"}}
+    )
+    measure = services.measure_build(name=chosen[0].name, options=chosen[0].options)
+    assert "reflen:average" in str(measure.signature(1))
+    assert "lc:yes" in str(measure.signature(1))
+    with pytest.raises(services.RunError, match="unknown option"):
+        services.measure_build(name="wer", options={"colour": "blue"})
+    with pytest.raises(services.RunError, match="unknown measure"):
+        services.measure_build(name="nope", options={})
+    with pytest.raises(services.RunError, match="unknown preset"):
+        services.preset_measures(preset="nope")
+
+
+def test_same_measure_twice_is_one_column():
+    test_set = make_test_set()
+    run = services.metric_run_create(
+        test_set=test_set,
+        systems=test_set.systems.all(),
+        measures=choices("wer", "wer"),
+    )
+    assert RunMeasure.objects.filter(run=run).count() == 1
+
+
+def test_create_refuses_bad_requests():
+    test_set = make_test_set()
+    other = make_test_set("other")
+    with pytest.raises(services.RunError, match=services.NO_SYSTEMS):
+        services.metric_run_create(test_set=test_set, systems=[], measures=choices("wer"))
+    with pytest.raises(services.RunError, match=services.NO_MEASURES):
+        services.metric_run_create(test_set=test_set, systems=test_set.systems.all(), measures=[])
+    with pytest.raises(services.RunError, match="does not belong"):
+        services.metric_run_create(
+            test_set=test_set, systems=other.systems.all(), measures=choices("wer")
+        )
+    assert MetricRun.objects.count() == 0
+
+
+def test_cancel_stops_pending_chunks_and_illegal_moves_are_refused():
+    test_set = make_test_set()
+    run = services.metric_run_create(
+        test_set=test_set, systems=test_set.systems.all(), measures=choices("wer"), chunk_size=4
+    )
+    MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)
+    services.metric_run_cancel(run=run)
+    assert run.status == Status.CANCELLED
+    system = test_set.systems.first()
+    assert services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4) == 0
+    with pytest.raises(services.RunError, match="cannot become"):
+        services.metric_run_cancel(run=run)
+    assert not services.metric_run_fail(run_id=run.pk, reason="late")
+    assert not services.metric_run_finalize(run_id=run.pk)
+
+
+def test_failing_measure_marks_run_failed_with_reason(django_capture_on_commit_callbacks):
+    test_set = make_test_set()
+    boom = RuntimeError("measure exploded on segment 3")
+    with mock.patch("metrics.core.wer.WER.statistics", side_effect=boom):
+        with pytest.raises(RuntimeError):
+            start(test_set, choices("wer"), capture=django_capture_on_commit_callbacks)
+    run = MetricRun.objects.get()
+    assert run.status == Status.FAILED
+    assert "measure exploded on segment 3" in run.error
+    progress = run_progress(run=run)
+    assert progress.status == "failed" and "exploded" in progress.error
+
+
+@pytest.mark.django_db(transaction=True)
+def test_broker_down_leaves_run_queued_with_clear_message():
+    """Outside a transaction (as in a view) the refusal reaches the caller at once."""
+    test_set = make_test_set()
+    refused = KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+    with mock.patch("metrics.tasks.metric_run_plan_task.apply_async", side_effect=refused):
+        with pytest.raises(services.BrokerUnavailable) as caught:
+            services.metric_run_dispatch(
+                run=services.metric_run_create(
+                    test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
+                )
+            )
+    assert "cannot be reached" in str(caught.value) and "Connection refused" in str(caught.value)
+    run = MetricRun.objects.get()
+    assert run.status == Status.QUEUED and run.dispatched_at is None
+    assert run_progress(run=run).waiting_for_broker
+
+
+def test_resume_sends_waiting_and_lost_work(django_capture_on_commit_callbacks):
+    """Queued runs are planned; running runs get their missing chunks again, once."""
+    test_set = make_test_set()
+    queued = services.metric_run_create(
+        test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        touched = services.metric_runs_resume()
+    assert touched == [queued.pk]
+    queued.refresh_from_db()
+    assert queued.status == Status.DONE
+
+    # A running run that lost one chunk (as with a worker killed by SIGKILL).
+    lost = services.metric_run_create(
+        test_set=test_set,
+        systems=test_set.systems.all(),
+        measures=choices("per"),
+        chunk_size=4,
+    )
+    MetricRun.objects.filter(pk=lost.pk).update(status=Status.RUNNING)
+    system = test_set.systems.first()
+    with django_capture_on_commit_callbacks(execute=False):
+        services.metric_chunk_compute(run_id=lost.pk, system_id=system.pk, start=0, stop=4)
+    # An old-generation copy still queued stands down after resume.
+    with django_capture_on_commit_callbacks(execute=True):
+        services.metric_runs_resume()
+    lost.refresh_from_db()
+    assert lost.status == Status.DONE and lost.generation == 1
+    other = test_set.systems.exclude(pk=system.pk).first()
+    assert (
+        services.metric_chunk_compute(
+            run_id=lost.pk, system_id=other.pk, start=4, stop=8, generation=0
+        )
+        == 0
+    )
+    assert SegmentStatistics.objects.filter(measure="per").count() == 4
+    assert direct_scores("per") == pytest.approx(
+        {row.system.name: row.cells[0].score for row in run_results(run=lost).rows}
+    )
+
+
+def test_progress_counts_segments_per_measure(django_capture_on_commit_callbacks):
+    test_set = make_test_set()
+    run = services.metric_run_create(
+        test_set=test_set,
+        systems=test_set.systems.all(),
+        measures=choices("wer", "per"),
+        chunk_size=4,
+    )
+    MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)
+    run.refresh_from_db()
+    system = test_set.systems.first()
+    with django_capture_on_commit_callbacks(execute=False):
+        services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+    progress = run_progress(run=run)
+    assert (progress.done, progress.total) == (8, 32)
+    assert [(item.done, item.total) for item in progress.measures] == [(4, 16), (4, 16)]
+    assert progress.as_dict()["percent"] == 25.0
