@@ -132,9 +132,9 @@ def window_positions(padded: Padded, order: int, rule: str) -> tuple[IntArray, I
     A sequence of length n >= 1 has n−m+1 (``none``), n (``left``/``right``) or n+m−1
     (``both``) of them; an empty sequence has none.
     """
-    if order - 1 > padded.pad:
-        raise ValueError(f"order {order} needs {order - 1} sentinels, layout has {padded.pad}")
     left, right = pad_sides(order, rule)
+    if max(left, right) > padded.pad:
+        raise ValueError(f"order {order} needs {order - 1} sentinels, layout has {padded.pad}")
     n = padded.lengths
     counts = np.where(n > 0, np.maximum(n - order + 1 + left + right, 0), 0)
     positions = _ranges(padded.first - left, counts)
