@@ -187,15 +187,28 @@ class NgramSpace:
             bigrams).
     """
 
-    def __init__(self, references: Sequence[Sequence[str]], max_order: int, pad: int) -> None:
+    def __init__(
+        self,
+        references: Sequence[Sequence[str]],
+        max_order: int,
+        pad: int,
+        max_skip: int | None = None,
+    ) -> None:
         self.vocabulary = Vocabulary(references)
         self.max_order = max_order
         self.pad = pad
+        self.max_skip = max_skip
         self.base = len(self.vocabulary)
         self.tables: list[IntArray] = []
         self.prefixes: list[IntArray] = []
-        self._build_tables(self.layout(references))
-        self.pair_table = np.zeros(0, dtype=np.int64)
+        if max_skip is None:
+            self._build_tables(self.layout(references))
+        else:
+            # A skip-bigram space: "order 2" numbers the skip bigrams (spec §6.6).
+            self.max_order, self.pad = 2, 1
+            raw = self._skip_raw(self.layout(references), "both")[0]
+            table = np.unique(raw[raw >= 0])
+            self.tables, self.prefixes = [table], [table // self.base]
 
     def _build_tables(self, padded: Padded) -> None:
         keys = padded.ids
@@ -215,6 +228,21 @@ class NgramSpace:
         inside = (padded.owner[: len(last)] == padded.owner[shift:]) & (prefix >= 0) & (last >= 0)
         raw = np.where(inside, prefix * self.base + last, UNKNOWN)
         return raw, inside
+
+    def _skip_raw(self, padded: Padded, rule: str) -> tuple[IntArray, IntArray]:
+        assert self.max_skip is not None
+        first, second, owners = skip_pair_positions(padded, self.max_skip, rule)
+        left, right = padded.ids[first], padded.ids[second]
+        raw = np.where((left >= 0) & (right >= 0), left * self.base + right, UNKNOWN)
+        return raw, owners
+
+    def skip_bigrams(self, padded: Padded, rule: str) -> tuple[IntArray, IntArray]:
+        """Numbers and owners of the skip bigrams that count under ``rule``."""
+        raw, owners = self._skip_raw(padded, rule)
+        known = raw >= 0
+        types = np.full(len(raw), UNKNOWN, dtype=np.int64)
+        types[known] = _lookup(self.tables[0], raw[known])
+        return types, owners
 
     def layout(self, sequences: Sequence[Sequence[str]]) -> Padded:
         """Encode and pad token sequences with this space's vocabulary."""
@@ -330,15 +358,20 @@ class Candidates:
     def __init__(self, space: NgramSpace, sequences: Sequence[Sequence[str]]) -> None:
         self.space = space
         self.layout = space.layout(sequences)
-        self.keys = space.keys(self.layout)
+        self.keys = space.keys(self.layout) if space.max_skip is None else []
         self.lengths = self.layout.lengths
 
     def counts(self, order: int, rule: str) -> tuple[IntArray, IntArray, IntArray]:
-        """(pairs, counts, totals) of order ``order``: see :func:`count_types`."""
-        positions, owners = window_positions(self.layout, order, rule)
-        pairs, counts = count_types(
-            self.keys[order - 1][positions], owners, self.space.size(order)
-        )
+        """(pairs, counts, totals) of order ``order``: see :func:`count_types`.
+
+        In a skip-bigram space, order 2 means the skip bigrams.
+        """
+        if self.space.max_skip is not None:
+            types, owners = self.space.skip_bigrams(self.layout, rule)
+        else:
+            positions, owners = window_positions(self.layout, order, rule)
+            types = self.keys[order - 1][positions]
+        pairs, counts = count_types(types, owners, self.space.size(order))
         return pairs, counts, totals(owners, self.layout.size)
 
 
