@@ -1,0 +1,267 @@
+"""Human judging: campaigns, the items they judge, assignments of items to judges, judgments.
+
+Campaign → Aspect (the scale, as data)
+Campaign → Item (one distinct (segment, text) pair; stands for every system with that output)
+Campaign → Assignment (one judge) → AssignedItem (an item at a screen of the judge's order)
+AssignedItem → Judgment (one per aspect; revisions kept in JudgmentRevision)
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
+
+
+def text_key(source: str, text: str) -> str:
+    """Key of a (source, candidate text) pair: EvalTrans keys its sentence database by text."""
+    return hashlib.sha256(f"{source.strip()}\x00{text.strip()}".encode()).hexdigest()
+
+
+class Campaign(models.Model):
+    """A human evaluation of some systems of one test set by a group of judges."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        CLOSED = "closed", "Closed"
+
+    class Presentation(models.TextChoices):
+        SINGLE = "single", "One candidate per screen"
+        GROUPED = "grouped", "All systems for one source on one screen"
+
+    class AspectOrder(models.TextChoices):
+        SEQUENTIAL = "sequential", "Fluency first, then adequacy with the reference"
+        TOGETHER = "together", "All aspects at once"
+
+    name = models.CharField(max_length=200, unique=True)
+    test_set = models.ForeignKey(TestSet, on_delete=models.PROTECT, related_name="campaigns")
+    systems = models.ManyToManyField(System, related_name="campaigns")
+    reference_label = models.CharField(
+        max_length=100, blank=True, help_text="Reference shown to judges for adequacy."
+    )
+    reference_as_system = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Label of a reference judged like a system (quality control); blank: none.",
+    )
+    judges = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="judging_campaigns")
+    judges_per_item = models.PositiveSmallIntegerField(
+        default=2, validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    presentation = models.CharField(
+        max_length=16, choices=Presentation.choices, default=Presentation.SINGLE
+    )
+    aspect_order = models.CharField(
+        max_length=16, choices=AspectOrder.choices, default=AspectOrder.SEQUENTIAL
+    )
+    show_source = models.BooleanField(default=True)
+    show_context = models.BooleanField(default=False)
+    seed = models.BigIntegerField(help_text="Seed of the random assignment and order.")
+    repeat_share = models.FloatField(
+        default=0.05,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Share of each judge's screens shown a second time (intra-judge consistency).",
+    )
+    reuse_judgments = models.BooleanField(
+        default=False, help_text="Reuse judgments of the same (source, text) from other campaigns."
+    )
+    min_seconds_per_item = models.FloatField(
+        default=3.0, help_text="QC: a judge whose median active time per item is lower is flagged."
+    )
+    same_level_share = models.FloatField(
+        default=0.9, help_text="QC: a judge giving one level to this share of items is flagged."
+    )
+    qc_min_judgments = models.PositiveIntegerField(
+        default=10, help_text="QC flags are raised only after this many judgments per aspect."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(judges_per_item__gte=1), name="campaign_judges_per_item_min"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(repeat_share__gte=0) & models.Q(repeat_share__lte=0.5),
+                name="campaign_repeat_share_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("judging:campaign_detail", args=[self.pk])
+
+
+class Aspect(models.Model):
+    """One scale of a campaign (fluency, adequacy …). ``levels`` is the scale as data:
+    ``[{"value": 5, "text": "Flawless"}, …]`` from best to worst."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="aspects")
+    name = models.SlugField(max_length=50)
+    label = models.CharField(max_length=100)
+    question = models.CharField(max_length=300, blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+    needs_reference = models.BooleanField(
+        default=False, help_text="Judged with the reference revealed (adequacy)."
+    )
+    levels = models.JSONField()
+    perfect = models.IntegerField(help_text="The reference level (EvalTrans 'perfect').")
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="aspect_name_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def values(self) -> list[int]:
+        return [int(level["value"]) for level in self.levels]
+
+
+class Item(models.Model):
+    """A distinct text to judge for one segment: the outputs of every chosen system that wrote
+    exactly this text, and/or the reference judged as a system. Judged once, applies to each."""
+
+    class Kind(models.TextChoices):
+        CANDIDATE = "candidate", "Candidate"
+        REFERENCE = "reference", "Reference (quality control)"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField()
+    key = models.CharField(max_length=64, db_index=True, help_text="text_key(source, text)")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.CANDIDATE)
+    candidates = models.ManyToManyField(Candidate, related_name="judging_items", blank=True)
+    reference = models.ForeignKey(
+        Reference, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    judges_needed = models.PositiveSmallIntegerField(
+        help_text="New judges to assign: judges_per_item minus judges reused from other campaigns."
+    )
+    reused_judgments = models.ManyToManyField("Judgment", related_name="reused_by", blank=True)
+
+    class Meta:
+        ordering = ["campaign", "segment", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "segment", "key"], name="item_text_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.segment} [{self.key[:8]}]"
+
+
+class Assignment(models.Model):
+    """The work of one judge in one campaign, in the judge's own random order."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    judge = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judging_assignments"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["campaign", "judge__username"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "judge"], name="assignment_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.judge} in {self.campaign}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("judging:judge_next", args=[self.pk])
+
+
+class AssignedItem(models.Model):
+    """An item at a place of a judge's order. ``screen`` numbers the pages the judge sees
+    (several items share a screen in the grouped presentation); a planted repeat is a second
+    AssignedItem of the same item with ``is_repeat``."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="items")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assigned")
+    screen = models.PositiveIntegerField()
+    position = models.PositiveSmallIntegerField(default=0, help_text="Place on its screen.")
+    is_repeat = models.BooleanField(default=False)
+    completed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When every aspect had a judgment."
+    )
+
+    class Meta:
+        ordering = ["assignment", "screen", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "item", "is_repeat"], name="assigned_item_once"
+            ),
+            models.UniqueConstraint(
+                fields=["assignment", "screen", "position"], name="assigned_item_place"
+            ),
+        ]
+        indexes = [models.Index(fields=["assignment", "completed_at", "screen"])]
+
+    def __str__(self) -> str:
+        return f"{self.assignment} screen {self.screen + 1}.{self.position}"
+
+
+class Judgment(models.Model):
+    """One judge's score of one item on one aspect. Revisions update it and keep the old value
+    in JudgmentRevision. ``active_ms`` is visible, non-idle time, summed over revisions."""
+
+    assigned_item = models.ForeignKey(
+        AssignedItem, on_delete=models.CASCADE, related_name="judgments"
+    )
+    aspect = models.ForeignKey(Aspect, on_delete=models.CASCADE, related_name="judgments")
+    score = models.IntegerField()
+    active_ms = models.PositiveIntegerField(default=0)
+    revision_count = models.PositiveIntegerField(default=0)
+    submission_token = models.CharField(
+        max_length=64, blank=True, help_text="Token of the page that sent the last score."
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["assigned_item", "aspect"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assigned_item", "aspect"], name="judgment_once_per_aspect"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.aspect.name}={self.score} ({self.assigned_item})"
+
+
+class JudgmentRevision(models.Model):
+    """A superseded score: what the judgment said before a revision."""
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
+    score = models.IntegerField()
+    active_ms = models.PositiveIntegerField()
+    judged_at = models.DateTimeField()
+    replaced_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["judgment", "replaced_at"]
+
+    def __str__(self) -> str:
+        return f"{self.judgment} was {self.score}"

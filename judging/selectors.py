@@ -1,0 +1,509 @@
+"""Reads of the judging app: a judge's work and screens, campaign progress, exports."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Max, Q, QuerySet, Sum
+
+from evaltrans.corpora.formats.base import CorpusData, EvaluationData, SegmentData
+from evaltrans.corpora.models import Reference, Segment
+
+from .models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment
+from .qc import JudgeQuality, judge_quality
+from .tokens import screen_token_new
+
+# Segments before and after the current one shown as document context.
+CONTEXT_BEFORE = 2
+CONTEXT_AFTER = 1
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    screens: int
+    active_ms: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.done / self.total if self.total else 100.0
+
+
+def assignment_progress(*, assignment: Assignment) -> Progress:
+    """Items done and assigned (planted repeats count: the judge scores them too), screens,
+    and active time so far."""
+    counts = AssignedItem.objects.filter(assignment=assignment).aggregate(
+        total=Count("pk"),
+        done=Count("pk", filter=Q(completed_at__isnull=False)),
+        last=Max("screen"),
+    )
+    active = Judgment.objects.filter(assigned_item__assignment=assignment).aggregate(
+        ms=Sum("active_ms")
+    )
+    return Progress(
+        done=counts["done"],
+        total=counts["total"],
+        screens=(counts["last"] + 1) if counts["last"] is not None else 0,
+        active_ms=active["ms"] or 0,
+    )
+
+
+def assignment_list_for_judge(*, judge: AbstractBaseUser) -> list[tuple[Assignment, Progress]]:
+    """The judge's assignments in open campaigns, newest campaign first, with progress."""
+    assignments = (
+        Assignment.objects.filter(judge=judge, campaign__status=Campaign.Status.ACTIVE)
+        .select_related("campaign__test_set")
+        .order_by("-campaign__created_at")
+    )
+    return [(assignment, assignment_progress(assignment=assignment)) for assignment in assignments]
+
+
+def screen_next(*, assignment: Assignment) -> int | None:
+    """The first screen, in the judge's order, with an item not yet fully judged."""
+    return (
+        AssignedItem.objects.filter(assignment=assignment, completed_at__isnull=True)
+        .order_by("screen")
+        .values_list("screen", flat=True)
+        .first()
+    )
+
+
+@dataclass
+class Cell:
+    """One question on the screen: an aspect of one entry, with its current value."""
+
+    name: str
+    aspect: Aspect
+    value: int | None
+
+
+@dataclass
+class Entry:
+    """One text to judge on the screen."""
+
+    assigned: AssignedItem
+    label: str
+    text: str
+    cells: list[Cell]
+    locked: list[tuple[Aspect, int, str]] = field(default_factory=list)
+
+
+@dataclass
+class Screen:
+    campaign: Campaign
+    assignment: Assignment
+    number: int
+    progress: Progress
+    stage: str  # "blind" (reference hidden), "reference" or "all"
+    revisit: bool
+    source: str
+    reference: str
+    context_before: list[str]
+    context_after: list[str]
+    entries: list[Entry]
+    aspects: list[Aspect]
+    token: str
+
+    @property
+    def previous(self) -> int | None:
+        return self.number - 1 if self.number > 0 else None
+
+
+def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
+    """What the judge sees on one screen, or None when the assignment has no such screen.
+
+    In the sequential order, an unfinished screen first asks the aspects judged without the
+    reference (the reference is not even sent to the browser), then the others with the
+    reference and the first answers shown locked. A finished screen asks every aspect again,
+    with the given answers preselected, for revision.
+    """
+    campaign = assignment.campaign
+    placed = list(
+        AssignedItem.objects.filter(assignment=assignment, screen=screen)
+        .select_related("item__segment")
+        .order_by("position")
+    )
+    if not placed:
+        return None
+    aspects = list(campaign.aspects.all())
+    values = {
+        (judgment.assigned_item_id, judgment.aspect_id): judgment.score
+        for judgment in Judgment.objects.filter(assigned_item__in=placed)
+    }
+    revisit = all(row.completed_at is not None for row in placed)
+    stage, asked = _stage(campaign, aspects, placed, values, revisit)
+    segment = placed[0].item.segment
+    show_reference = stage != "blind" and any(aspect.needs_reference for aspect in asked)
+    entries = []
+    for number, row in enumerate(placed):
+        cells = [
+            Cell(
+                name=f"score-{row.pk}-{aspect.name}",
+                aspect=aspect,
+                value=values.get((row.pk, aspect.pk)),
+            )
+            for aspect in asked
+        ]
+        locked = [
+            (aspect, values[(row.pk, aspect.pk)], _level_text(aspect, values[(row.pk, aspect.pk)]))
+            for aspect in aspects
+            if aspect not in asked and (row.pk, aspect.pk) in values
+        ]
+        label = chr(ord("A") + number) if len(placed) > 1 and number < 26 else str(number + 1)
+        entries.append(
+            Entry(assigned=row, label=label, text=row.item.text, cells=cells, locked=locked)
+        )
+    before, after = _context(campaign, segment) if campaign.show_context else ([], [])
+    return Screen(
+        campaign=campaign,
+        assignment=assignment,
+        number=screen,
+        progress=assignment_progress(assignment=assignment),
+        stage=stage,
+        revisit=revisit,
+        source=segment.source if campaign.show_source else "",
+        reference=_reference_text(campaign, segment) if show_reference else "",
+        context_before=before,
+        context_after=after,
+        entries=entries,
+        aspects=asked,
+        token=screen_token_new(assignment_id=assignment.pk, screen=screen),
+    )
+
+
+def _stage(
+    campaign: Campaign,
+    aspects: list[Aspect],
+    placed: list[AssignedItem],
+    values: dict[tuple[int, int], int],
+    revisit: bool,
+) -> tuple[str, list[Aspect]]:
+    blind = [aspect for aspect in aspects if not aspect.needs_reference]
+    with_reference = [aspect for aspect in aspects if aspect.needs_reference]
+    sequential = campaign.aspect_order == Campaign.AspectOrder.SEQUENTIAL
+    if revisit or not sequential or not blind or not with_reference:
+        return ("all" if with_reference else "blind"), aspects
+    blind_done = all((row.pk, aspect.pk) in values for row in placed for aspect in blind)
+    return ("reference", with_reference) if blind_done else ("blind", blind)
+
+
+def _level_text(aspect: Aspect, value: int) -> str:
+    return next((level["text"] for level in aspect.levels if level["value"] == value), "")
+
+
+def _reference_text(campaign: Campaign, segment: Segment) -> str:
+    reference = Reference.objects.filter(segment=segment, label=campaign.reference_label).first()
+    return reference.text if reference else ""
+
+
+def _context(campaign: Campaign, segment: Segment) -> tuple[list[str], list[str]]:
+    """Neighbouring sentences of the same document: sources when the source is shown, else
+    the shown reference's sentences (they say nothing about the judged sentence's reference)."""
+    if not segment.doc_id:
+        return [], []
+    neighbours = Segment.objects.filter(
+        test_set_id=segment.test_set_id,
+        doc_id=segment.doc_id,
+        index__gte=segment.index - CONTEXT_BEFORE,
+        index__lte=segment.index + CONTEXT_AFTER,
+    ).exclude(pk=segment.pk)
+    if campaign.show_source:
+        texts = {row.index: row.source for row in neighbours}
+    else:
+        references = Reference.objects.filter(
+            segment__in=neighbours, label=campaign.reference_label
+        ).select_related("segment")
+        texts = {reference.segment.index: reference.text for reference in references}
+    before = [texts[index] for index in sorted(texts) if index < segment.index]
+    after = [texts[index] for index in sorted(texts) if index > segment.index]
+    return before, after
+
+
+# ---------------------------------------------------------------- campaign progress (admins)
+
+
+def campaign_list() -> QuerySet[Campaign]:
+    return Campaign.objects.select_related("test_set").annotate(
+        judge_count=Count("assignments", distinct=True)
+    )
+
+
+@dataclass
+class JudgeRow:
+    username: str
+    done: int
+    total: int
+    active_ms: int
+    quality: JudgeQuality
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.done / self.total if self.total else 100.0
+
+    @property
+    def items_per_hour(self) -> float | None:
+        return self.done / (self.active_ms / 3_600_000) if self.active_ms else None
+
+    @property
+    def seconds_per_item(self) -> float | None:
+        return self.active_ms / 1000 / self.done if self.done else None
+
+
+@dataclass
+class SystemRow:
+    name: str
+    candidates: int
+    complete: int
+    judgments_done: int
+    judgments_needed: int
+
+    @property
+    def coverage(self) -> float:
+        return 100.0 * self.complete / self.candidates if self.candidates else 0.0
+
+
+@dataclass
+class CampaignProgress:
+    campaign: Campaign
+    items: int
+    judges: list[JudgeRow]
+    systems: list[SystemRow]
+    done: int
+    total: int
+    remaining_ms_total: int
+    remaining_ms_parallel: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.done / self.total if self.total else 100.0
+
+
+# Seconds per item assumed for a judge with no timing yet (Nießen et al. 2000: ~30 s).
+DEFAULT_SECONDS_PER_ITEM = 30.0
+
+
+def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
+    """Per judge (done, rate, active time, QC) and per system (coverage), with the time to
+    completion estimated from each judge's own pace (judges work in parallel)."""
+    rows = list(
+        AssignedItem.objects.filter(assignment__campaign=campaign)
+        .values("assignment__judge__username")
+        .annotate(
+            total=Count("pk"),
+            done=Count("pk", filter=Q(completed_at__isnull=False)),
+        )
+        .order_by("assignment__judge__username")
+    )
+    judgments = list(
+        Judgment.objects.filter(assigned_item__assignment__campaign=campaign).values(
+            "assigned_item__assignment__judge__username",
+            "assigned_item__item_id",
+            "assigned_item__is_repeat",
+            "assigned_item__item__kind",
+            "aspect__name",
+            "score",
+            "active_ms",
+        )
+    )
+    by_judge: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for judgment in judgments:
+        by_judge[judgment["assigned_item__assignment__judge__username"]].append(judgment)
+    judges = []
+    for row in rows:
+        name = row["assignment__judge__username"]
+        own = by_judge.get(name, [])
+        judges.append(
+            JudgeRow(
+                username=name,
+                done=row["done"],
+                total=row["total"],
+                active_ms=sum(judgment["active_ms"] for judgment in own),
+                quality=judge_quality(campaign=campaign, judgments=own),
+            )
+        )
+    remaining = [
+        (judge.total - judge.done) * 1000 * (judge.seconds_per_item or DEFAULT_SECONDS_PER_ITEM)
+        for judge in judges
+    ]
+    return CampaignProgress(
+        campaign=campaign,
+        items=Item.objects.filter(campaign=campaign).count(),
+        judges=judges,
+        systems=_system_rows(campaign),
+        done=sum(judge.done for judge in judges),
+        total=sum(judge.total for judge in judges),
+        remaining_ms_total=int(sum(remaining)),
+        remaining_ms_parallel=int(max(remaining, default=0)),
+    )
+
+
+def _item_owners(campaign: Campaign) -> dict[int, list[str]]:
+    """Item id -> names of the systems it stands for (the reference as a system by its label)."""
+    owners: dict[int, list[str]] = defaultdict(list)
+    links = Item.candidates.through.objects.filter(item__campaign=campaign).values_list(
+        "item_id", "candidate__system__name"
+    )
+    for item_id, name in links:
+        owners[item_id].append(name)
+    for item_id in Item.objects.filter(campaign=campaign, reference__isnull=False).values_list(
+        "pk", flat=True
+    ):
+        owners[item_id].append(campaign.reference_as_system)
+    return owners
+
+
+def _system_rows(campaign: Campaign) -> list[SystemRow]:
+    items = {
+        row["pk"]: row
+        for row in Item.objects.filter(campaign=campaign)
+        .annotate(
+            reused=Count("reused_judgments__assigned_item__assignment__judge", distinct=True),
+            done=Count(
+                "assigned",
+                filter=Q(assigned__is_repeat=False, assigned__completed_at__isnull=False),
+                distinct=True,
+            ),
+        )
+        .values("pk", "reused", "done", "judges_needed")
+    }
+    per_system: dict[str, SystemRow] = {}
+    for item_id, names in _item_owners(campaign).items():
+        item = items[item_id]
+        for name in names:
+            row = per_system.setdefault(name, SystemRow(name, 0, 0, 0, 0))
+            row.candidates += 1
+            row.judgments_needed += campaign.judges_per_item
+            row.judgments_done += min(campaign.judges_per_item, item["done"] + item["reused"])
+            row.complete += int(item["done"] >= item["judges_needed"])
+    return sorted(per_system.values(), key=lambda row: row.name)
+
+
+# ---------------------------------------------------------------- exports
+
+
+def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
+    """Every judgment that counts for the campaign as plain rows, one per system it applies to
+    (an item stands for every system with that output). Judgments reused from earlier campaigns
+    come with ``reused`` true; planted repeats with ``is_repeat`` true (drop them for scores,
+    keep them for intra-judge consistency)."""
+    owners = _item_owners(campaign)
+    fields = {
+        "judge": "assigned_item__assignment__judge__username",
+        "aspect": "aspect__name",
+        "score": "score",
+        "active_ms": "active_ms",
+        "is_repeat": "assigned_item__is_repeat",
+        "created_at": "created_at",
+        "updated_at": "updated_at",
+        "revision_count": "revision_count",
+    }
+    own = Judgment.objects.filter(assigned_item__assignment__campaign=campaign).values_list(
+        "assigned_item__item_id", *fields.values()
+    )
+    reused_links = Item.reused_judgments.through.objects.filter(
+        item__campaign=campaign
+    ).values_list("item_id", *(f"judgment__{path}" for path in fields.values()))
+    items = {
+        item["pk"]: item
+        for item in Item.objects.filter(campaign=campaign).values(
+            "pk", "kind", "text", "segment__index", "segment__seg_id", "segment__doc_id"
+        )
+    }
+    rows = []
+    for reused, source in ((False, own), (True, reused_links)):
+        for item_id, *values in source:
+            judgment = dict(zip(fields, values, strict=True))
+            item = items[item_id]
+            for system in sorted(owners[item_id]):
+                rows.append(
+                    {
+                        "system": system,
+                        "segment_index": item["segment__index"],
+                        "seg_id": item["segment__seg_id"],
+                        "doc_id": item["segment__doc_id"],
+                        "item": item_id,
+                        "kind": item["kind"],
+                        "text": item["text"],
+                        "judge": judgment["judge"],
+                        "aspect": judgment["aspect"],
+                        "score": judgment["score"],
+                        "active_ms": judgment["active_ms"],
+                        "is_repeat": judgment["is_repeat"],
+                        "reused": reused,
+                        "created_at": judgment["created_at"],
+                        "updated_at": judgment["updated_at"],
+                        "revised": judgment["revision_count"] > 0,
+                    }
+                )
+    rows.sort(key=lambda row: (row["segment_index"], row["system"], row["aspect"], row["judge"]))
+    return rows
+
+
+def campaign_corpus(*, campaign: Campaign) -> CorpusData:
+    """The campaign as an EvalTrans database (CorpusData): every judged segment with its
+    references, the campaign's systems' outputs and one ``<eval>`` per judgment (planted
+    repeats left out), each naming its ``evaluator``. ``levels`` describe the campaign's scales
+    and end with the ``isPerfect`` class that marks references."""
+    aspects = list(campaign.aspects.all())
+    segment_ids = Item.objects.filter(campaign=campaign).values_list("segment_id", flat=True)
+    segments = {
+        segment.pk: SegmentData(source=segment.source, doc_id=segment.doc_id, seg_id=segment.seg_id)
+        for segment in Segment.objects.filter(pk__in=segment_ids).order_by("index")
+    }
+    for reference in Reference.objects.filter(segment_id__in=segments).order_by("label"):
+        segments[reference.segment_id].references[reference.label] = reference.text
+    links = Item.candidates.through.objects.filter(item__campaign=campaign).values_list(
+        "candidate__segment_id", "candidate__system__name", "candidate__text"
+    )
+    for segment_id, system, text in links:
+        segments[segment_id].candidates[system] = text
+    segment_of = dict(Item.objects.filter(campaign=campaign).values_list("pk", "segment_id"))
+    for row in campaign_judgment_rows(campaign=campaign):
+        if row["is_repeat"]:
+            continue
+        is_reference = (
+            campaign.reference_as_system and row["system"] == campaign.reference_as_system
+        )
+        segments[segment_of[row["item"]]].evaluations.append(
+            EvaluationData(
+                target_kind="reference" if is_reference else "candidate",
+                target_name=row["system"],
+                aspect=row["aspect"],
+                value=float(row["score"]),
+                attributes={"evaluator": row["judge"]},
+            )
+        )
+    test_set = campaign.test_set
+    return CorpusData(
+        source_lang=test_set.source_lang,
+        target_lang=test_set.target_lang,
+        segments=list(segments.values()),
+        name=campaign.name,
+        metadata={"levels": [_levels(aspect) for aspect in aspects] + [ISPERFECT_LEVELS]},
+    )
+
+
+ISPERFECT_LEVELS = {
+    "class": "isPerfect",
+    "count": 2,
+    "gray": 0,
+    "green": 1,
+    "perfect": 1,
+    "firstvalid": 0,
+}
+
+
+def _levels(aspect: Aspect) -> dict[str, Any]:
+    values = aspect.values
+    return {
+        "class": aspect.name,
+        "count": max(values) + 1,
+        "gray": min(values) + 1,
+        "green": aspect.perfect,
+        "perfect": aspect.perfect,
+        "firstvalid": min(values),
+    }

@@ -1,0 +1,290 @@
+"""Writes on campaigns: create a campaign with its items and every judge's assignment."""
+
+from __future__ import annotations
+
+import secrets
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from evaltrans.corpora.models import Candidate, Reference, System, TestSet
+
+from ..assignment import Plan, PlanError, PlanItem, plan_assignments
+from ..models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment, text_key
+from ..scales import default_scales, scale_validate
+
+ERROR_NO_SYSTEMS = "Choose at least one system (or the reference as a system) to judge."
+ERROR_NO_JUDGES = "Choose at least one judge."
+ERROR_FOREIGN_SYSTEM = "System {name!r} is not part of test set {test_set}."
+ERROR_NO_REFERENCE = "Test set {test_set} has no reference labelled {label!r}."
+ERROR_REFERENCE_NAME_CLASH = (
+    "The reference {label!r} cannot be judged as a system: a system has that name."
+)
+ERROR_NO_ASPECTS = "A campaign needs at least one aspect."
+ERROR_DUPLICATE_ASPECT = "Aspect {name!r} is defined twice."
+ERROR_NOTHING_TO_JUDGE = "The chosen systems have no candidates in this test set."
+
+# Rows per INSERT: keeps SQLite under its bound-parameter limit and PostgreSQL round trips few.
+BATCH = 500
+
+
+class CampaignError(ValueError):
+    """A campaign cannot be created as asked; the message is for users."""
+
+
+@dataclass
+class _ItemDraft:
+    """An item before it is stored: its texts' owners and reused judgments."""
+
+    segment_id: int
+    text: str
+    key: str
+    candidate_ids: list[int] = field(default_factory=list)
+    reference_id: int | None = None
+    reused: list[Judgment] = field(default_factory=list)
+    reused_judges: int = 0
+    excluded: set[int] = field(default_factory=set)
+
+
+@transaction.atomic
+def campaign_create(
+    *,
+    name: str,
+    test_set: TestSet,
+    systems: Sequence[System],
+    judges: Sequence[AbstractBaseUser],
+    scales: Sequence[dict[str, Any]] | None = None,
+    judges_per_item: int = 2,
+    presentation: str = Campaign.Presentation.SINGLE,
+    aspect_order: str = Campaign.AspectOrder.SEQUENTIAL,
+    show_source: bool = True,
+    show_context: bool = False,
+    reference_label: str = "",
+    reference_as_system: str = "",
+    repeat_share: float = 0.05,
+    reuse_judgments: bool = False,
+    seed: int | None = None,
+    created_by: AbstractBaseUser | None = None,
+) -> Campaign:
+    """Create a campaign, its aspects and items, and assign every item to its judges.
+
+    Identical texts of one segment (two systems with the same output, or an output equal to the
+    reference judged as a system) become one item, judged once for all of them. With
+    ``reuse_judgments``, judges who scored the same (source, text) in another campaign on the
+    same scales count towards ``judges_per_item`` and are not asked again.
+
+    Raises:
+        CampaignError: the systems, references, scales or judges do not allow the campaign.
+    """
+    systems = list(systems)
+    judges = list(judges)
+    if not systems and not reference_as_system:
+        raise CampaignError(ERROR_NO_SYSTEMS)
+    if not judges:
+        raise CampaignError(ERROR_NO_JUDGES)
+    for system in systems:
+        if system.test_set_id != test_set.pk:
+            raise CampaignError(ERROR_FOREIGN_SYSTEM.format(name=system.name, test_set=test_set))
+    cleaned_scales = _clean_scales(scales)
+    reference_label = reference_label or _first_reference_label(test_set)
+    for label in {reference_label, reference_as_system} - {""}:
+        if not Reference.objects.filter(segment__test_set=test_set, label=label).exists():
+            raise CampaignError(ERROR_NO_REFERENCE.format(test_set=test_set, label=label))
+    if reference_as_system and any(system.name == reference_as_system for system in systems):
+        raise CampaignError(ERROR_REFERENCE_NAME_CLASH.format(label=reference_as_system))
+
+    campaign = Campaign(
+        name=name,
+        test_set=test_set,
+        reference_label=reference_label,
+        reference_as_system=reference_as_system,
+        judges_per_item=judges_per_item,
+        presentation=presentation,
+        aspect_order=aspect_order,
+        show_source=show_source,
+        show_context=show_context,
+        seed=secrets.randbits(48) if seed is None else seed,
+        repeat_share=repeat_share,
+        reuse_judgments=reuse_judgments,
+        created_by=created_by,
+    )
+    campaign.full_clean()
+    campaign.save()
+    campaign.systems.set(systems)
+    campaign.judges.set(judges)
+    aspects = [
+        Aspect.objects.create(campaign=campaign, position=position, **scale)
+        for position, scale in enumerate(cleaned_scales)
+    ]
+    drafts = _item_drafts(campaign, systems)
+    if not drafts:
+        raise CampaignError(ERROR_NOTHING_TO_JUDGE)
+    if reuse_judgments:
+        _attach_reusable_judgments(drafts, aspects, judges_per_item)
+    items = _store_items(campaign, drafts)
+    _store_assignments(campaign, items, drafts, judges)
+    return campaign
+
+
+def _clean_scales(scales: Sequence[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    try:
+        cleaned = [scale_validate(scale) for scale in (scales or default_scales())]
+    except ValueError as error:
+        raise CampaignError(str(error)) from error
+    if not cleaned:
+        raise CampaignError(ERROR_NO_ASPECTS)
+    names = [scale["name"] for scale in cleaned]
+    for name in names:
+        if names.count(name) > 1:
+            raise CampaignError(ERROR_DUPLICATE_ASPECT.format(name=name))
+    return cleaned
+
+
+def _first_reference_label(test_set: TestSet) -> str:
+    labels = Reference.objects.filter(segment__test_set=test_set).values_list("label", flat=True)
+    return labels.order_by("label").first() or ""
+
+
+def _item_drafts(campaign: Campaign, systems: list[System]) -> list[_ItemDraft]:
+    """One draft per distinct (segment, stripped text) among the chosen outputs."""
+    drafts: dict[tuple[int, str], _ItemDraft] = {}
+
+    def draft_for(segment_id: int, source: str, text: str) -> _ItemDraft:
+        key = text_key(source, text)
+        if (segment_id, key) not in drafts:
+            drafts[(segment_id, key)] = _ItemDraft(segment_id=segment_id, text=text, key=key)
+        return drafts[(segment_id, key)]
+
+    candidates = Candidate.objects.filter(system__in=systems).order_by("segment__index", "pk")
+    for pk, segment_id, source, text in candidates.values_list(
+        "pk", "segment_id", "segment__source", "text"
+    ):
+        draft_for(segment_id, source, text).candidate_ids.append(pk)
+    if campaign.reference_as_system:
+        references = Reference.objects.filter(
+            segment__test_set=campaign.test_set, label=campaign.reference_as_system
+        ).order_by("segment__index")
+        for pk, segment_id, source, text in references.values_list(
+            "pk", "segment_id", "segment__source", "text"
+        ):
+            draft_for(segment_id, source, text).reference_id = pk
+    return list(drafts.values())
+
+
+def _attach_reusable_judgments(
+    drafts: list[_ItemDraft], aspects: list[Aspect], judges_per_item: int
+) -> None:
+    """EvalTrans' sentence database: earlier judgments of the same (source, text) on the same
+    scales. A judge who scored every aspect counts as one of the item's judges (their latest
+    scores are reused); anyone who scored the text before is not asked to score it again."""
+    scales = {aspect.name: aspect.levels for aspect in aspects}
+    by_key: dict[str, list[_ItemDraft]] = defaultdict(list)
+    for draft in drafts:
+        by_key[draft.key].append(draft)
+    found: dict[str, dict[int, dict[str, Judgment]]] = defaultdict(lambda: defaultdict(dict))
+    for keys in _chunks(list(by_key), BATCH):
+        earlier = (
+            Judgment.objects.filter(
+                assigned_item__item__key__in=keys,
+                assigned_item__is_repeat=False,
+                aspect__name__in=list(scales),
+            )
+            .select_related("aspect", "assigned_item__item", "assigned_item__assignment")
+            .order_by("updated_at", "pk")
+        )
+        for judgment in earlier:
+            if judgment.aspect.levels != scales[judgment.aspect.name]:
+                continue
+            judge_id = judgment.assigned_item.assignment.judge_id
+            # Later judgments overwrite earlier ones: the judge's latest opinion is reused.
+            found[judgment.assigned_item.item.key][judge_id][judgment.aspect.name] = judgment
+    for key, per_judge in found.items():
+        complete = [
+            judge_id for judge_id in sorted(per_judge) if len(per_judge[judge_id]) == len(scales)
+        ][:judges_per_item]
+        for draft in by_key[key]:
+            draft.excluded = set(per_judge)
+            draft.reused_judges = len(complete)
+            draft.reused = [per_judge[judge_id][name] for judge_id in complete for name in scales]
+
+
+def _store_items(campaign: Campaign, drafts: list[_ItemDraft]) -> list[Item]:
+    items = [
+        Item(
+            campaign=campaign,
+            segment_id=draft.segment_id,
+            text=draft.text,
+            key=draft.key,
+            kind=Item.Kind.REFERENCE if draft.reference_id else Item.Kind.CANDIDATE,
+            reference_id=draft.reference_id,
+            judges_needed=max(0, campaign.judges_per_item - draft.reused_judges),
+        )
+        for draft in drafts
+    ]
+    # bulk_create sets primary keys on PostgreSQL and on SQLite >= 3.35.
+    Item.objects.bulk_create(items, batch_size=BATCH)
+    links = [
+        Item.candidates.through(item_id=item.pk, candidate_id=candidate_id)
+        for item, draft in zip(items, drafts, strict=True)
+        for candidate_id in draft.candidate_ids
+    ]
+    Item.candidates.through.objects.bulk_create(links, batch_size=BATCH)
+    reused = [
+        Item.reused_judgments.through(item_id=item.pk, judgment_id=judgment.pk)
+        for item, draft in zip(items, drafts, strict=True)
+        for judgment in draft.reused
+    ]
+    Item.reused_judgments.through.objects.bulk_create(reused, batch_size=BATCH)
+    return items
+
+
+def _store_assignments(
+    campaign: Campaign, items: list[Item], drafts: list[_ItemDraft], judges: list[Any]
+) -> Plan:
+    plan_items = {
+        item.pk: PlanItem(item.pk, item.judges_needed, frozenset(draft.excluded))
+        for item, draft in zip(items, drafts, strict=True)
+    }
+    if campaign.presentation == Campaign.Presentation.GROUPED:
+        by_segment: dict[int, list[PlanItem]] = defaultdict(list)
+        for item in items:
+            by_segment[item.segment_id].append(plan_items[item.pk])
+        units = list(by_segment.values())
+    else:
+        units = [[plan_item] for plan_item in plan_items.values()]
+    try:
+        plan = plan_assignments(
+            units=units,
+            judges=[judge.pk for judge in judges],
+            seed=campaign.seed,
+            repeat_share=campaign.repeat_share,
+        )
+    except PlanError as error:
+        raise CampaignError(str(error)) from error
+    assignments = Assignment.objects.bulk_create(
+        [Assignment(campaign=campaign, judge=judge) for judge in judges]
+    )
+    by_judge = {assignment.judge_id: assignment for assignment in assignments}
+    rows = [
+        AssignedItem(
+            assignment=by_judge[judge_id],
+            item_id=item_id,
+            screen=number,
+            position=position,
+            is_repeat=screen.is_repeat,
+        )
+        for judge_id, screens in plan.screens.items()
+        for number, screen in enumerate(screens)
+        for position, item_id in enumerate(screen.item_ids)
+    ]
+    AssignedItem.objects.bulk_create(rows, batch_size=BATCH)
+    return plan
+
+
+def _chunks(values: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]

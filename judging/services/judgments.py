@@ -1,0 +1,192 @@
+"""Writes on judgments: a judge submits the scores of one screen (first time or revision).
+
+Submitting is idempotent: every rendered screen carries a signed token, and scores that
+arrive again with the token that last wrote them (a double click, a retry after a network
+error) change nothing. A new token on a judged item is a revision: the old score goes to
+JudgmentRevision. Rows of the screen are locked (SELECT … FOR UPDATE) so concurrent
+submissions of one screen are applied one after the other; the unique constraint on
+(assigned item, aspect) is the last line of defence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..models import Aspect, AssignedItem, Assignment, Campaign, Judgment, JudgmentRevision
+from ..tokens import BadToken, screen_token_read
+
+ERROR_BAD_TOKEN = "This page is out of date; reload it and score again."
+ERROR_NO_SCREEN = "There is no such screen in this assignment."
+ERROR_FOREIGN_ITEM = "A score names an item that is not on this screen."
+ERROR_UNKNOWN_ASPECT = "A score names an aspect that this campaign does not judge."
+ERROR_BAD_SCORE = "{value!r} is not a level of {aspect}."
+ERROR_NO_SCORES = "Choose a level for every question before submitting."
+ERROR_REFERENCE_TOO_EARLY = "{aspect} is judged after the aspects judged without the reference."
+ERROR_CAMPAIGN_CLOSED = "This campaign is closed; judgments can no longer change."
+
+# A screen's active time can never exceed the wall time since it was rendered; this slack
+# absorbs clock granularity between the page's timer and the server.
+ACTIVE_MS_SLACK = 1000
+
+
+class JudgingError(ValueError):
+    """A submission that cannot be stored; the message is for the judge."""
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    created: int
+    revised: int
+    unchanged: int
+
+
+def _token_read(token: str, assignment: Assignment, screen: int) -> tuple[str, int]:
+    try:
+        return screen_token_read(token, assignment_id=assignment.pk, screen=screen)
+    except BadToken as error:
+        raise JudgingError(ERROR_BAD_TOKEN) from error
+
+
+@transaction.atomic
+def screen_submit(
+    *,
+    assignment: Assignment,
+    screen: int,
+    scores: dict[tuple[int, str], int],
+    active_ms: int,
+    token: str,
+) -> SubmitResult:
+    """Store the scores of one screen of an assignment.
+
+    Args:
+        assignment: the judge's assignment (the caller has checked it is theirs).
+        screen: the screen number the scores belong to.
+        scores: ``(assigned item id, aspect name) -> level``.
+        active_ms: visible, non-idle time the judge spent on this rendering of the screen;
+            capped at the wall time since rendering, and split evenly over the scores.
+        token: the screen token the page was rendered with.
+
+    Raises:
+        JudgingError: unknown screen, item, aspect or level, an out-of-date token, adequacy
+            before fluency in the sequential order, or a closed campaign.
+    """
+    nonce, elapsed_ms = _token_read(token, assignment, screen)
+    campaign = assignment.campaign
+    if campaign.status == Campaign.Status.CLOSED:
+        raise JudgingError(ERROR_CAMPAIGN_CLOSED)
+    if not scores:
+        raise JudgingError(ERROR_NO_SCORES)
+    # Lock the screen's rows first: a second request for the same screen waits here.
+    placed = {
+        row.pk: row
+        for row in AssignedItem.objects.select_for_update().filter(
+            assignment=assignment, screen=screen
+        )
+    }
+    if not placed:
+        raise JudgingError(ERROR_NO_SCREEN)
+    aspects = {aspect.name: aspect for aspect in campaign.aspects.all()}
+    _validate(scores, placed, aspects)
+    existing = {
+        (judgment.assigned_item_id, judgment.aspect.name): judgment
+        for judgment in Judgment.objects.filter(assigned_item__in=placed.values()).select_related(
+            "aspect"
+        )
+    }
+    if campaign.aspect_order == Campaign.AspectOrder.SEQUENTIAL:
+        _check_order(scores, aspects, existing)
+    shares = _split(min(max(0, active_ms), elapsed_ms + ACTIVE_MS_SLACK), len(scores))
+    now = timezone.now()
+    counts = {"created": 0, "revised": 0, "unchanged": 0}
+    for (key, score), share in zip(sorted(scores.items()), shares, strict=True):
+        judgment = existing.get(key)
+        if judgment is None:
+            Judgment.objects.create(
+                assigned_item=placed[key[0]],
+                aspect=aspects[key[1]],
+                score=score,
+                active_ms=share,
+                submission_token=nonce,
+                created_at=now,
+                updated_at=now,
+            )
+            counts["created"] += 1
+        elif judgment.submission_token == nonce:
+            counts["unchanged"] += 1
+        else:
+            counts[_revise(judgment, score, share, nonce, now)] += 1
+    _mark_completed(list(placed.values()), len(aspects), now)
+    return SubmitResult(**counts)
+
+
+def _validate(
+    scores: dict[tuple[int, str], int], placed: dict[int, AssignedItem], aspects: dict[str, Aspect]
+) -> None:
+    for (assigned_id, aspect_name), value in scores.items():
+        if assigned_id not in placed:
+            raise JudgingError(ERROR_FOREIGN_ITEM)
+        if aspect_name not in aspects:
+            raise JudgingError(ERROR_UNKNOWN_ASPECT)
+        if value not in aspects[aspect_name].values:
+            raise JudgingError(ERROR_BAD_SCORE.format(value=value, aspect=aspects[aspect_name]))
+
+
+def _check_order(
+    scores: dict[tuple[int, str], int],
+    aspects: dict[str, Aspect],
+    existing: dict[tuple[int, str], Judgment],
+) -> None:
+    """LDC practice: the reference is revealed only after the aspects judged without it."""
+    blind = [name for name, aspect in aspects.items() if not aspect.needs_reference]
+    for assigned_id, aspect_name in scores:
+        if not aspects[aspect_name].needs_reference:
+            continue
+        for name in blind:
+            if (assigned_id, name) not in existing and (assigned_id, name) not in scores:
+                raise JudgingError(ERROR_REFERENCE_TOO_EARLY.format(aspect=aspects[aspect_name]))
+
+
+def _revise(judgment: Judgment, score: int, share: int, nonce: str, now: datetime) -> str:
+    """Apply a new submission to a judged item; keep the old score when it changes."""
+    changed = judgment.score != score
+    if changed:
+        JudgmentRevision.objects.create(
+            judgment=judgment,
+            score=judgment.score,
+            active_ms=judgment.active_ms,
+            judged_at=judgment.updated_at,
+            replaced_at=now,
+        )
+        judgment.revision_count += 1
+    judgment.score = score
+    judgment.active_ms += share
+    judgment.submission_token = nonce
+    judgment.updated_at = now
+    judgment.save(
+        update_fields=["score", "active_ms", "submission_token", "updated_at", "revision_count"]
+    )
+    return "revised" if changed else "unchanged"
+
+
+def _mark_completed(rows: list[AssignedItem], aspect_count: int, now: datetime) -> None:
+    open_rows = [row.pk for row in rows if row.completed_at is None]
+    if not open_rows:
+        return
+    judged: dict[int, int] = {}
+    for assigned_id in Judgment.objects.filter(assigned_item_id__in=open_rows).values_list(
+        "assigned_item_id", flat=True
+    ):
+        judged[assigned_id] = judged.get(assigned_id, 0) + 1
+    done = [pk for pk in open_rows if judged.get(pk, 0) >= aspect_count]
+    if done:
+        AssignedItem.objects.filter(pk__in=done).update(completed_at=now)
+
+
+def _split(total: int, parts: int) -> list[int]:
+    """``total`` in ``parts`` integer shares that add up to it exactly."""
+    base, rest = divmod(total, parts)
+    return [base + (1 if index < rest else 0) for index in range(parts)]
