@@ -65,8 +65,9 @@ def levels_from_metadata(
     for attributes in items:
         name = str(attributes.get("class", ""))
         if not name:
-            raise CorpusFormatError(source_name, "a <levels> definition has no class", None,
-                                    "<levels>")
+            raise CorpusFormatError(
+                source_name, "a <levels> definition has no class", None, "<levels>"
+            )
         result[name] = ScoreLevels(
             name=name,
             count=_integer(attributes, "count", name, source_name),
@@ -76,16 +77,18 @@ def levels_from_metadata(
     return result
 
 
-def _integer(attributes: Mapping[str, Any], key: str, name: str, source_name: str,
-             default: int | None = None) -> int:
+def _integer(
+    attributes: Mapping[str, Any], key: str, name: str, source_name: str, default: int | None = None
+) -> int:
     value = attributes.get(key)
     if value is None and default is not None:
         return default
     try:
         return int(str(value))
     except ValueError:
-        raise CorpusFormatError(source_name, f"{key}={value!r} is not an integer",
-                                None, f'<levels class="{name}">') from None
+        raise CorpusFormatError(
+            source_name, f"{key}={value!r} is not an integer", None, f'<levels class="{name}">'
+        ) from None
 
 
 def records_from_evaluations(
@@ -173,8 +176,13 @@ def records_from_corpus(
     records = []
     for position, segment in enumerate(corpus.segments, 1):
         segment_id = segment.seg_id or str(position)
-        records.extend(records_from_evaluations(
-            segment_id, segment.evaluations, levels,
-            default_judge=default_judge, source_name=source_name,
-        ))
+        records.extend(
+            records_from_evaluations(
+                segment_id,
+                segment.evaluations,
+                levels,
+                default_judge=default_judge,
+                source_name=source_name,
+            )
+        )
     return records

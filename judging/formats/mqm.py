@@ -98,8 +98,12 @@ def parse_mqm_errors(file: InputFile) -> list[MqmError]:
     header = lines[0].split("\t")
     missing = [name for name in REQUIRED_COLUMNS if name not in header]
     if missing:
-        raise CorpusFormatError(file.name, f"missing column(s) {', '.join(missing)} in the "
-                                f"tab-separated header (expected {' '.join(REQUIRED_COLUMNS)})", 1)
+        raise CorpusFormatError(
+            file.name,
+            f"missing column(s) {', '.join(missing)} in the "
+            f"tab-separated header (expected {' '.join(REQUIRED_COLUMNS)})",
+            1,
+        )
     required_width = max(header.index(name) for name in REQUIRED_COLUMNS) + 1
     errors = []
     for number, text in enumerate(lines[1:], 2):
@@ -107,8 +111,11 @@ def parse_mqm_errors(file: InputFile) -> list[MqmError]:
             continue
         fields = text.split("\t")
         if not required_width <= len(fields) <= len(header):
-            raise CorpusFormatError(file.name, f"{len(fields)} tab-separated fields, the header "
-                                    f"has {len(header)}", number)
+            raise CorpusFormatError(
+                file.name,
+                f"{len(fields)} tab-separated fields, the header has {len(header)}",
+                number,
+            )
         row = dict(zip(header, fields, strict=False))
         errors.append(_error(file, number, row))
     if not errors:
@@ -122,8 +129,10 @@ def _error(file: InputFile, number: int, row: dict[str, str]) -> MqmError:
             raise CorpusFormatError(file.name, f"empty {name}", number)
     if row["severity"].lower() not in SEVERITIES:
         raise CorpusFormatError(
-            file.name, f"unknown severity {row['severity']!r} (known: Major, Minor, Neutral, "
-            "No-error)", number)
+            file.name,
+            f"unknown severity {row['severity']!r} (known: Major, Minor, Neutral, No-error)",
+            number,
+        )
     known = {name: row.get(name, "") for name in REQUIRED_COLUMNS + OPTIONAL_COLUMNS}
     return MqmError(line=number, **known)
 
@@ -155,12 +164,16 @@ def mqm_records(
     for (system, seg_id, rater), rows in grouped.items():
         extra = _extra(rows)
         for aspect in ASPECTS:
-            penalties = [weights.penalty(r.category, r.severity) for r in rows
-                         if _counts_for(aspect, r.category)]
+            penalties = [
+                weights.penalty(r.category, r.severity)
+                for r in rows
+                if _counts_for(aspect, r.category)
+            ]
             # 0.0 - sum keeps a clean 0.0 (not -0.0) for error-free segments.
             raw = 0.0 - math.fsum(penalties)
-            records.append(JudgmentRecord(system, seg_id, rater, aspect, raw, None, KIND_SYSTEM,
-                                          dict(extra)))
+            records.append(
+                JudgmentRecord(system, seg_id, rater, aspect, raw, None, KIND_SYSTEM, dict(extra))
+            )
     return records
 
 

@@ -46,7 +46,7 @@ WMT_DA_SCORING: dict[str, Any] = {
 """Options of ``metrics.core.human_scores.human_scores`` that give WMT's official numbers."""
 
 _SYSTEM_INDEX = re.compile(r"\.\d+$")
-_R_LINE = re.compile(r'^\[1\]\s+(.*)$')
+_R_LINE = re.compile(r"^\[1\]\s+(.*)$")
 
 
 @dataclass(frozen=True)
@@ -83,14 +83,17 @@ def parse_judge_stats(file: InputFile) -> dict[str, WorkerStats]:
         sd = _r_number(file, *lines[start + 2], "sd")
         # sd 0 occurs (6 workers with a constant score in WMT21 cs-en, none of them in the csv).
         if sd < 0:
-            raise CorpusFormatError(file.name, f"sd of {worker} is {sd}, negative",
-                                    lines[start + 2][0])
+            raise CorpusFormatError(
+                file.name, f"sd of {worker} is {sd}, negative", lines[start + 2][0]
+            )
         stats = WorkerStats(worker, mean, sd, lines[start][0])
         previous = result.get(worker)
         if previous is not None and (previous.mean, previous.sd) != (mean, sd):
             raise CorpusFormatError(
-                file.name, f"worker {worker} listed again with other values "
-                f"(first on line {previous.line})", lines[start][0])
+                file.name,
+                f"worker {worker} listed again with other values (first on line {previous.line})",
+                lines[start][0],
+            )
         result.setdefault(worker, stats)
     return result
 
@@ -98,16 +101,18 @@ def parse_judge_stats(file: InputFile) -> dict[str, WorkerStats]:
 def _r_value(file: InputFile, number: int, text: str) -> str:
     match = _R_LINE.match(text.strip())
     if match is None:
-        raise CorpusFormatError(file.name, f"expected R print output '[1] value', got {text!r}",
-                                number)
+        raise CorpusFormatError(
+            file.name, f"expected R print output '[1] value', got {text!r}", number
+        )
     return match.group(1).strip()
 
 
 def _r_string(file: InputFile, number: int, text: str) -> str:
     value = _r_value(file, number, text)
     if len(value) < 3 or not (value.startswith('"') and value.endswith('"')):
-        raise CorpusFormatError(file.name, f'expected a quoted worker id like "M0190", got {value}',
-                                number)
+        raise CorpusFormatError(
+            file.name, f'expected a quoted worker id like "M0190", got {value}', number
+        )
     return value[1:-1]
 
 
@@ -153,8 +158,12 @@ def parse_wmt_da_csv(
     header = lines[0].split()
     missing = [name for name in REQUIRED_COLUMNS if name not in header]
     if missing:
-        raise CorpusFormatError(file.name, f"missing column(s) {', '.join(missing)} in the "
-                                f"header (expected {' '.join(REQUIRED_COLUMNS)} ...)", 1)
+        raise CorpusFormatError(
+            file.name,
+            f"missing column(s) {', '.join(missing)} in the "
+            f"header (expected {' '.join(REQUIRED_COLUMNS)} ...)",
+            1,
+        )
     stats = parse_judge_stats(judge_stats) if judge_stats is not None else None
     records = []
     for number, text in enumerate(lines[1:], 2):
@@ -163,10 +172,20 @@ def parse_wmt_da_csv(
         fields = text.split()
         if len(fields) != len(header):
             raise CorpusFormatError(
-                file.name, f"{len(fields)} fields, the header has {len(header)}", number)
+                file.name, f"{len(fields)} fields, the header has {len(header)}", number
+            )
         row = dict(zip(header, fields, strict=True))
-        records.append(_record(file, number, row, stats, strip_system_index, raw_tolerance,
-                               judge_stats.name if judge_stats else ""))
+        records.append(
+            _record(
+                file,
+                number,
+                row,
+                stats,
+                strip_system_index,
+                raw_tolerance,
+                judge_stats.name if judge_stats else "",
+            )
+        )
     if not records:
         raise CorpusFormatError(file.name, "no judgments after the header")
     check_unique(file, records)
@@ -184,8 +203,9 @@ def _record(
 ) -> JudgmentRecord:
     kind = row["type"]
     if kind not in KINDS:
-        raise CorpusFormatError(file.name, f"unknown type {kind!r} (known: {', '.join(KINDS)})",
-                                number)
+        raise CorpusFormatError(
+            file.name, f"unknown type {kind!r} (known: {', '.join(KINDS)})", number
+        )
     z = _score(file, number, row["score"])
     raw = None
     if stats is not None:

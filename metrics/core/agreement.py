@@ -304,8 +304,11 @@ def cohen_kappa(
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / max(len(a), 1)
     index = np.arange(k)
     difference = np.abs(index[:, None] - index[None, :]).astype(np.float64)
-    weight = {"none": (difference > 0).astype(np.float64), "linear": difference,
-              "quadratic": difference**2}[weights]
+    weight = {
+        "none": (difference > 0).astype(np.float64),
+        "linear": difference,
+        "quadratic": difference**2,
+    }[weights]
     disagreement = float((weight * expected).sum())
     kappa = 1.0 - float((weight * observed).sum()) / disagreement if disagreement > 0 else math.nan
     return Kappa(kappa, weights, len(a), tuple(float(value) for value in levels))

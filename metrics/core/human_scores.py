@@ -262,7 +262,7 @@ class SegmentScore:
     system: str
     segment_id: str
     raw: float | None
-    normalized: float | None
+    normalized: float
     n: int
 
     def as_dict(self) -> dict[str, Any]:
@@ -281,7 +281,7 @@ class SystemScore:
 
     system: str
     raw: float | None
-    normalized: float | None
+    normalized: float
     n_segments: int
     n_judgments: int
     raw_ci: Interval | None
@@ -322,8 +322,7 @@ class HumanScores:
             "signature": str(self.signature),
             "systems": [score.as_dict() for score in self.systems],
             "judges": {
-                aspect: [stats.as_dict() for stats in rows]
-                for aspect, rows in self.judges.items()
+                aspect: [stats.as_dict() for stats in rows] for aspect, rows in self.judges.items()
             },
         }
         if segments:
@@ -339,7 +338,7 @@ class _Cell:
     """Sentence-level values of one (system, segment) for one aspect part."""
 
     raw: float | None
-    normalized: float | None
+    normalized: float
     n: int
 
 
@@ -406,8 +405,15 @@ def human_scores(
     weights = _segment_weights(segments, weighting, reference_lengths, candidate_lengths)
     systems = _system_scores(segments, weights, bootstrap_samples, confidence, seed)
     signature = _signature(
-        aspect, sentence_statistic, weighting, sd, "+".join(sorted(set(resolved))), kinds,
-        bootstrap_samples, confidence, seed,
+        aspect,
+        sentence_statistic,
+        weighting,
+        sd,
+        "+".join(sorted(set(resolved))),
+        kinds,
+        bootstrap_samples,
+        confidence,
+        seed,
     )
     return HumanScores(aspect, systems, segments, judges, signature)
 
@@ -442,12 +448,9 @@ def _normalized_values(
     records: list[JudgmentLike], z_source: str, sd: str
 ) -> tuple[list[float], dict[str, JudgeStats] | None]:
     if z_source == "given":
-        return [float(record.z_given) for record in records], None  # type: ignore[arg-type]
-    result = normalize_by_judge(
-        [record.judge for record in records],
-        [float(record.raw) for record in records],  # type: ignore[arg-type]
-        sd=sd,
-    )
+        return _all_present([record.z_given for record in records]), None
+    raw = _all_present([record.raw for record in records])
+    result = normalize_by_judge([record.judge for record in records], raw, sd=sd)
     return result.z.tolist(), result.judges
 
 
@@ -463,8 +466,8 @@ def _sentence_cells(
             z_values[key].append(z)
     cells = {}
     for key, raws in raw_values.items():
-        known = [value for value in raws if value is not None]
-        raw = sentence_statistic(known, statistic) if len(known) == len(raws) else None
+        known = _present_or_none(raws)
+        raw = sentence_statistic(known, statistic) if known is not None else None
         cells[key] = _Cell(raw, sentence_statistic(z_values[key], statistic), len(raws))
     return cells
 
@@ -477,9 +480,9 @@ def _combine_parts(
     segments = []
     for system, segment_id in sorted(keys, key=lambda key: (key[0], _natural(key[1]))):
         row = [cells[part][(system, segment_id)] for part in parts]
-        raws = [cell.raw for cell in row]
-        raw = math.fsum(raws) if all(value is not None for value in raws) else None  # type: ignore[arg-type]
-        normalized = math.fsum(cell.normalized for cell in row)  # type: ignore[misc]
+        raws = _present_or_none([cell.raw for cell in row])
+        raw = math.fsum(raws) if raws is not None else None
+        normalized = math.fsum(cell.normalized for cell in row)
         segments.append(SegmentScore(system, segment_id, raw, normalized, sum(c.n for c in row)))
     return segments
 
@@ -539,22 +542,20 @@ def _system_score(
 ) -> SystemScore:
     w = [weight for _, weight in rows]
     z = [segment.normalized for segment, _ in rows]
-    raws = [segment.raw for segment, _ in rows]
-    has_raw = all(value is not None for value in raws)
-    # One generator for raw and normalized: both intervals come from the same resamples.
-    raw_ci = normalized_ci = None
-    if samples > 0:
-        normalized_ci = bootstrap_interval(
-            z, w, samples=samples, rng=system_rng(seed, system), confidence=confidence  # type: ignore[arg-type]
+    raws = _present_or_none([segment.raw for segment, _ in rows])
+    # A fresh generator per interval: raw and normalized come from the same resamples.
+    normalized_ci = bootstrap_interval(
+        z, w, samples=samples, rng=system_rng(seed, system), confidence=confidence
+    )
+    raw_ci = None
+    if raws is not None:
+        raw_ci = bootstrap_interval(
+            raws, w, samples=samples, rng=system_rng(seed, system), confidence=confidence
         )
-        if has_raw:
-            raw_ci = bootstrap_interval(
-                raws, w, samples=samples, rng=system_rng(seed, system), confidence=confidence  # type: ignore[arg-type]
-            )
     return SystemScore(
         system=system,
-        raw=weighted_mean(raws, w) if has_raw else None,  # type: ignore[arg-type]
-        normalized=weighted_mean(z, w),  # type: ignore[arg-type]
+        raw=weighted_mean(raws, w) if raws is not None else None,
+        normalized=weighted_mean(z, w),
         n_segments=len(rows),
         n_judgments=sum(segment.n for segment, _ in rows),
         raw_ci=raw_ci,
@@ -598,6 +599,20 @@ def _check_options(statistic: str, weighting: str, sd: str, z_source: str) -> No
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise HumanScoresError(f"{name}: {value!r} is not one of {', '.join(choices)}")
+
+
+def _all_present(values: list[float | None]) -> list[float]:
+    """The values as floats; callers have checked that none is missing."""
+    present = _present_or_none(values)
+    if present is None:
+        raise HumanScoresError("a judgment lacks the score needed")
+    return present
+
+
+def _present_or_none(values: Sequence[float | None]) -> list[float] | None:
+    """The values as floats, or None when any is missing."""
+    present = [float(value) for value in values if value is not None]
+    return present if len(present) == len(values) else None
 
 
 def _natural(segment_id: str) -> tuple[int, int | str]:

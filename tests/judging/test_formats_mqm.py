@@ -21,16 +21,37 @@ from tests.conftest import shared_path
 # order. The README's "ref.A"/"ref.B" are the TSV's ref/refB (TED_OFFICIAL_NAMES).
 README_TED = {
     "ende": [
-        ("ref-A", "0.91"), ("Facebook-AI", "1.06"), ("Online-W", "1.12"), ("VolcTrans-AT", "1.24"),
-        ("metricsystem3", "1.44"), ("VolcTrans-GLAT", "1.49"), ("HuaweiTSC", "1.50"),
-        ("metricsystem1", "1.63"), ("metricsystem2", "1.69"), ("metricsystem5", "1.72"),
-        ("UEdin", "1.77"), ("metricsystem4", "1.78"), ("eTranslation", "1.96"), ("Nemo", "2.14"),
+        ("ref-A", "0.91"),
+        ("Facebook-AI", "1.06"),
+        ("Online-W", "1.12"),
+        ("VolcTrans-AT", "1.24"),
+        ("metricsystem3", "1.44"),
+        ("VolcTrans-GLAT", "1.49"),
+        ("HuaweiTSC", "1.50"),
+        ("metricsystem1", "1.63"),
+        ("metricsystem2", "1.69"),
+        ("metricsystem5", "1.72"),
+        ("UEdin", "1.77"),
+        ("metricsystem4", "1.78"),
+        ("eTranslation", "1.96"),
+        ("Nemo", "2.14"),
     ],
     "zhen": [
-        ("ref-B", "0.42"), ("DIDI-NLP", "1.65"), ("metricsystem2", "1.76"),
-        ("metricsystem1", "1.90"), ("MiSS", "1.97"), ("IIE-MT", "1.98"), ("metricsystem4", "2.05"),
-        ("metricsystem5", "2.15"), ("SMU", "2.202"), ("Borderline", "2.40"), ("NiuTrans", "2.49"),
-        ("Facebook-AI", "2.64"), ("Online-W", "2.93"), ("metricsystem3", "2.99"), ("ref-A", "5.52"),
+        ("ref-B", "0.42"),
+        ("DIDI-NLP", "1.65"),
+        ("metricsystem2", "1.76"),
+        ("metricsystem1", "1.90"),
+        ("MiSS", "1.97"),
+        ("IIE-MT", "1.98"),
+        ("metricsystem4", "2.05"),
+        ("metricsystem5", "2.15"),
+        ("SMU", "2.202"),
+        ("Borderline", "2.40"),
+        ("NiuTrans", "2.49"),
+        ("Facebook-AI", "2.64"),
+        ("Online-W", "2.93"),
+        ("metricsystem3", "2.99"),
+        ("ref-A", "5.52"),
     ],
 }
 # Two README cells are a hundredth off their rounded means (en-de eTranslation 1.9688 printed
@@ -91,9 +112,17 @@ def _tsv(*rows: str, header: str = TSV_HEADER, name: str = "ratings.tsv") -> Inp
     return InputFile(name, (header + "".join(rows)).encode())
 
 
-def _row(category: str, severity: str, system: str = "S", seg: str = "1", rater: str = "r1",
-         comment: str = "\t") -> str:
-    return f"{system}\ttalk.1\t1\t{seg}\t{rater}\tsrc\t<v>tgt</v>\t{category}\t{severity}{comment}\n"
+def _row(
+    category: str,
+    severity: str,
+    system: str = "S",
+    seg: str = "1",
+    rater: str = "r1",
+    comment: str = "\t",
+) -> str:
+    return (
+        f"{system}\ttalk.1\t1\t{seg}\t{rater}\tsrc\t<v>tgt</v>\t{category}\t{severity}{comment}\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -118,19 +147,30 @@ def test_published_weights(category, severity, penalty):
 
 
 def test_accuracy_and_fluency_scores_count_only_their_categories():
-    records = parse_mqm_tsv(_tsv(
-        _row("Accuracy/Omission", "Major"), _row("Fluency/Grammar", "Minor"),
-        _row("Fluency/Punctuation", "Minor"), _row("Terminology/Inconsistent use", "Major"),
-        _row("No-error", "No-error", rater="r2"),
-    ))
+    records = parse_mqm_tsv(
+        _tsv(
+            _row("Accuracy/Omission", "Major"),
+            _row("Fluency/Grammar", "Minor"),
+            _row("Fluency/Punctuation", "Minor"),
+            _row("Terminology/Inconsistent use", "Major"),
+            _row("No-error", "No-error", rater="r2"),
+        )
+    )
     scores = {(r.judge, r.aspect): r.raw for r in records}
     assert scores[("r1", "mqm")] == pytest.approx(-11.1)
     assert scores[("r1", "mqm-accuracy")] == -5.0
     assert scores[("r1", "mqm-fluency")] == pytest.approx(-1.1)
     assert scores[("r2", "mqm")] == 0.0
     first = next(r for r in records if r.judge == "r1")
-    assert first.extra == {"line": 2, "doc": "talk.1", "doc_id": "1", "errors": 4, "major": 2,
-                           "minor": 2, "neutral": 0}
+    assert first.extra == {
+        "line": 2,
+        "doc": "talk.1",
+        "doc_id": "1",
+        "errors": 4,
+        "major": 2,
+        "minor": 2,
+        "neutral": 0,
+    }
 
 
 def test_rows_may_omit_the_empty_trailing_comment_and_the_format_name_works():
@@ -144,16 +184,28 @@ def test_rows_may_omit_the_empty_trailing_comment_and_the_format_name_works():
 @pytest.mark.parametrize(
     ("file", "where", "message"),
     [
-        (_tsv(_row("No-error", "No-error"), header="system\tseg_id\trater\tseverity\n"),
-         "ratings.tsv, line 1", "missing column(s) category"),
-        (_tsv(_row("No-error", "No-error", comment="\tx\ty")), "ratings.tsv, line 2",
-         "11 tab-separated fields, the header has 10"),
+        (
+            _tsv(_row("No-error", "No-error"), header="system\tseg_id\trater\tseverity\n"),
+            "ratings.tsv, line 1",
+            "missing column(s) category",
+        ),
+        (
+            _tsv(_row("No-error", "No-error", comment="\tx\ty")),
+            "ratings.tsv, line 2",
+            "11 tab-separated fields, the header has 10",
+        ),
         (_tsv("S\ttalk.1\t1\t1\n"), "ratings.tsv, line 2", "4 tab-separated fields"),
-        (_tsv(_row("No-error", "No-error"), _row("Accuracy/Omission", "Critical")),
-         "ratings.tsv, line 3", "unknown severity 'Critical'"),
+        (
+            _tsv(_row("No-error", "No-error"), _row("Accuracy/Omission", "Critical")),
+            "ratings.tsv, line 3",
+            "unknown severity 'Critical'",
+        ),
         (_tsv(_row("No-error", "No-error", rater="")), "ratings.tsv, line 2", "empty rater"),
-        (InputFile("ratings.tsv", TSV_HEADER.encode() + b"S\ttalk\xff\n"), "ratings.tsv, line 2",
-         "not valid UTF-8"),
+        (
+            InputFile("ratings.tsv", TSV_HEADER.encode() + b"S\ttalk\xff\n"),
+            "ratings.tsv, line 2",
+            "not valid UTF-8",
+        ),
         (_tsv(), "ratings.tsv", "no ratings after the header"),
     ],
 )

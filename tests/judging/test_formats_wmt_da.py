@@ -55,7 +55,11 @@ def test_parser_reads_every_row_with_its_kind(records):
     assert kinds == {"SYSTEM": 9449, "BAD_REF": 1216, "REPEAT": 1202, "REF": 1202}
     first = records[0]
     assert (first.system, first.segment_id, first.judge, first.aspect) == (
-        "Facebook-AI", "177", "M0013", "adequacy")
+        "Facebook-AI",
+        "177",
+        "M0013",
+        "adequacy",
+    )
     assert first.z_given == 0.620848309044951
     assert first.raw == 100.0
     assert first.extra["sys_id"] == "Facebook-AI.7"
@@ -152,39 +156,65 @@ def _stats(text: str = STATS) -> InputFile:
 
 
 def test_small_file_parses_with_raw_scores():
-    records = parse_wmt_da_csv(_csv(_row(score="0.52"), _row("REPEAT", score="-1")),
-                               judge_stats=_stats())
+    records = parse_wmt_da_csv(
+        _csv(_row(score="0.52"), _row("REPEAT", score="-1")), judge_stats=_stats()
+    )
     assert [(r.system, r.kind, r.raw) for r in records] == [
-        ("Sys-A", "SYSTEM", 63.0), ("Sys-A", "REPEAT", 25.0)]
+        ("Sys-A", "SYSTEM", 63.0),
+        ("Sys-A", "REPEAT", 25.0),
+    ]
     assert parse_judgments("wmt-da-csv", _csv(_row()))[0].z_given == 0.5
 
 
 @pytest.mark.parametrize(
     ("file", "stats", "where", "message"),
     [
-        (_csv(_row(), header="HITId Worker sys_id type sid score\n"), None,
-         "judgments.csv, line 1", "missing column(s) WorkerId"),
-        (_csv("H1\tM1\tcs\ten\tad\n"), None, "judgments.csv, line 2", "5 fields, the header has 12"),
-        (_csv(_row(), _row(sid="2", score="high")), None, "judgments.csv, line 3",
-         "score is not a number: 'high'"),
+        (
+            _csv(_row(), header="HITId Worker sys_id type sid score\n"),
+            None,
+            "judgments.csv, line 1",
+            "missing column(s) WorkerId",
+        ),
+        (
+            _csv("H1\tM1\tcs\ten\tad\n"),
+            None,
+            "judgments.csv, line 2",
+            "5 fields, the header has 12",
+        ),
+        (
+            _csv(_row(), _row(sid="2", score="high")),
+            None,
+            "judgments.csv, line 3",
+            "score is not a number: 'high'",
+        ),
         (_csv(_row(score="nan")), None, "judgments.csv, line 2", "score is not finite"),
         (_csv(_row(type_="SYSTEMS")), None, "judgments.csv, line 2", "unknown type 'SYSTEMS'"),
         (_csv(_row(), _row()), None, "judgments.csv, line 3", "scored Sys-A segment 1"),
-        (_csv(_row()), '[1] "M2"\n[1] 50\n[1] 25\n', "judgments.csv, line 2",
-         "worker M1 is not in stats.txt"),
+        (
+            _csv(_row()),
+            '[1] "M2"\n[1] 50\n[1] 25\n',
+            "judgments.csv, line 2",
+            "worker M1 is not in stats.txt",
+        ),
         (_csv(_row(score="0.123")), STATS, "judgments.csv, line 2", "is not an integer"),
         (_csv(_row()), '[1] "M1"\n[1] 50\n', "stats.txt, line 2", "truncated"),
         (_csv(_row()), '[1] "M1"\n50\n[1] 25\n', "stats.txt, line 2", "expected R print output"),
-        (_csv(_row()), '[1] M1\n[1] 50\n[1] 25\n', "stats.txt, line 1", "expected a quoted"),
-        (_csv(_row()), '[1] "M1"\n[1] fifty\n[1] 25\n', "stats.txt, line 2",
-         "mean is not a number"),
+        (_csv(_row()), "[1] M1\n[1] 50\n[1] 25\n", "stats.txt, line 1", "expected a quoted"),
+        (
+            _csv(_row()),
+            '[1] "M1"\n[1] fifty\n[1] 25\n',
+            "stats.txt, line 2",
+            "mean is not a number",
+        ),
         (_csv(_row()), '[1] "M1"\n[1] 50\n[1] -2\n', "stats.txt, line 3", "negative"),
-        (_csv(_row()), STATS + '[1] "M1"\n[1] 51\n[1] 25\n', "stats.txt, line 4",
-         "listed again"),
-        (InputFile("judgments.csv", HEADER.encode() + b"H1\tM\xe9\n"), None,
-         "judgments.csv, line 2", "not valid UTF-8"),
-        (_csv(_row()), b'[1] "M1"\n[1] 5\xff0\n[1] 25\n', "stats.txt, line 2",
-         "not valid UTF-8"),
+        (_csv(_row()), STATS + '[1] "M1"\n[1] 51\n[1] 25\n', "stats.txt, line 4", "listed again"),
+        (
+            InputFile("judgments.csv", HEADER.encode() + b"H1\tM\xe9\n"),
+            None,
+            "judgments.csv, line 2",
+            "not valid UTF-8",
+        ),
+        (_csv(_row()), b'[1] "M1"\n[1] 5\xff0\n[1] 25\n', "stats.txt, line 2", "not valid UTF-8"),
         (_csv(), None, "judgments.csv", "no judgments after the header"),
         (InputFile("judgments.csv", b""), None, "judgments.csv", "empty"),
     ],

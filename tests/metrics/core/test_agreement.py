@@ -39,8 +39,9 @@ PUBLISHED_ALPHA = {"nominal": 0.743, "ordinal": 0.815, "interval": 0.849, "ratio
 @pytest.mark.parametrize("level", sorted(PUBLISHED_ALPHA))
 def test_alpha_reproduces_krippendorffs_published_example(level):
     """Krippendorff's own reliability-data example gives his published alphas to 3 digits."""
-    assert round(krippendorff_alpha(KRIPPENDORFF_EXAMPLE, level=level).alpha, 3) == (
-        PUBLISHED_ALPHA[level]
+    assert (
+        round(krippendorff_alpha(KRIPPENDORFF_EXAMPLE, level=level).alpha, 3)
+        == (PUBLISHED_ALPHA[level])
     )
 
 
@@ -56,7 +57,9 @@ def test_alpha_equals_the_krippendorff_package_on_random_data(level):
     krippendorff = pytest.importorskip("krippendorff")
     rng = np.random.default_rng(2005)
     for _ in range(60):
-        data = _random_reliability(rng, judges=int(rng.integers(2, 7)), levels=int(rng.integers(2, 8)))
+        data = _random_reliability(
+            rng, judges=int(rng.integers(2, 7)), levels=int(rng.integers(2, 8))
+        )
         ours = krippendorff_alpha(data, level=level).alpha
         oracle = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
         assert ours == pytest.approx(oracle, rel=1e-12, abs=1e-12)

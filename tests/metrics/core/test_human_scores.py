@@ -99,21 +99,30 @@ def test_sentence_statistic_mean_and_median():
 
 # Two systems x two segments, two judges per candidate, adequacy and fluency.
 TINY = [
-    J("s1", "1", "a", "adequacy", 5), J("s1", "1", "b", "adequacy", 3),
-    J("s1", "2", "a", "adequacy", 2), J("s1", "2", "b", "adequacy", 1),
-    J("s2", "1", "a", "adequacy", 4), J("s2", "1", "b", "adequacy", 4),
-    J("s2", "2", "a", "adequacy", 1), J("s2", "2", "b", "adequacy", 3),
-    J("s1", "1", "a", "fluency", 4), J("s1", "1", "b", "fluency", 4),
-    J("s1", "2", "a", "fluency", 3), J("s1", "2", "b", "fluency", 2),
-    J("s2", "1", "a", "fluency", 5), J("s2", "1", "b", "fluency", 2),
-    J("s2", "2", "a", "fluency", 2), J("s2", "2", "b", "fluency", 2),
+    J("s1", "1", "a", "adequacy", 5),
+    J("s1", "1", "b", "adequacy", 3),
+    J("s1", "2", "a", "adequacy", 2),
+    J("s1", "2", "b", "adequacy", 1),
+    J("s2", "1", "a", "adequacy", 4),
+    J("s2", "1", "b", "adequacy", 4),
+    J("s2", "2", "a", "adequacy", 1),
+    J("s2", "2", "b", "adequacy", 3),
+    J("s1", "1", "a", "fluency", 4),
+    J("s1", "1", "b", "fluency", 4),
+    J("s1", "2", "a", "fluency", 3),
+    J("s1", "2", "b", "fluency", 2),
+    J("s2", "1", "a", "fluency", 5),
+    J("s2", "1", "b", "fluency", 2),
+    J("s2", "2", "a", "fluency", 2),
+    J("s2", "2", "b", "fluency", 2),
 ]
 
 
 def test_sentence_scores_are_means_over_judges_and_system_scores_length_weighted():
     """s1: sentence means 4 and 1.5; reference lengths 10 and 30 -> (40 + 45) / 40."""
-    result = human_scores(TINY, aspect="adequacy", reference_lengths={"1": 10, "2": 30},
-                          bootstrap_samples=0)
+    result = human_scores(
+        TINY, aspect="adequacy", reference_lengths={"1": 10, "2": 30}, bootstrap_samples=0
+    )
     segments = {(s.system, s.segment_id): s for s in result.segments}
     assert segments[("s1", "1")].raw == 4.0
     assert segments[("s1", "2")].raw == 1.5
@@ -126,8 +135,13 @@ def test_sentence_scores_are_means_over_judges_and_system_scores_length_weighted
 
 def test_candidate_length_and_unweighted_system_scores():
     lengths = {("s1", "1"): 1, ("s1", "2"): 3, ("s2", "1"): 1, ("s2", "2"): 1}
-    weighted = human_scores(TINY, aspect="adequacy", weighting="candidate",
-                            candidate_lengths=lengths, bootstrap_samples=0)
+    weighted = human_scores(
+        TINY,
+        aspect="adequacy",
+        weighting="candidate",
+        candidate_lengths=lengths,
+        bootstrap_samples=0,
+    )
     assert weighted.system("s1").raw == pytest.approx((4 + 3 * 1.5) / 4)
     plain = human_scores(TINY, aspect="adequacy", weighting="none", bootstrap_samples=0)
     assert plain.system("s1").raw == pytest.approx((4 + 1.5) / 2)
@@ -156,8 +170,11 @@ def test_normalized_scores_use_each_judges_statistics_per_aspect():
 
 
 def test_quality_control_kinds_enter_normalization_but_not_the_scores():
-    records = [J("s", "1", "a", "x", 10), J("s", "1", "a", "x", 90, kind="BAD_REF"),
-               J("s", "2", "a", "x", 50)]
+    records = [
+        J("s", "1", "a", "x", 10),
+        J("s", "1", "a", "x", 90, kind="BAD_REF"),
+        J("s", "2", "a", "x", 50),
+    ]
     result = human_scores(records, aspect="x", weighting="none", bootstrap_samples=0)
     assert result.judges["x"][0].n == 3
     assert result.system("s").raw == 30.0
@@ -189,13 +206,17 @@ def test_bootstrap_interval_matches_normal_theory_for_a_plain_mean():
 
 def test_bootstrap_is_seeded_recorded_and_independent_of_other_systems():
     rng = np.random.default_rng(4)
-    records = [J(system, str(k), "j", "x", float(rng.integers(0, 101)))
-               for system in ("s1", "s2") for k in range(50)]
+    records = [
+        J(system, str(k), "j", "x", float(rng.integers(0, 101)))
+        for system in ("s1", "s2")
+        for k in range(50)
+    ]
     first = human_scores(records, aspect="x", weighting="none", seed=77)
     again = human_scores(records, aspect="x", weighting="none", seed=77)
     other = human_scores(records, aspect="x", weighting="none", seed=78)
-    alone = human_scores([r for r in records if r.system == "s1"], aspect="x",
-                         weighting="none", seed=77)
+    alone = human_scores(
+        [r for r in records if r.system == "s1"], aspect="x", weighting="none", seed=77
+    )
     assert first.system("s1").raw_ci == again.system("s1").raw_ci
     assert first.system("s1").raw_ci != other.system("s1").raw_ci
     assert first.system("s1").raw_ci == alone.system("s1").raw_ci
@@ -204,8 +225,12 @@ def test_bootstrap_is_seeded_recorded_and_independent_of_other_systems():
 
 
 def test_result_is_json_serializable_with_segments():
-    result = human_scores(TINY + [J("s3", "1", "c", "adequacy", 2)], aspect="adequacy",
-                          weighting="none", bootstrap_samples=50)
+    result = human_scores(
+        TINY + [J("s3", "1", "c", "adequacy", 2)],
+        aspect="adequacy",
+        weighting="none",
+        bootstrap_samples=50,
+    )
     text = json.dumps(result.as_dict(segments=True), allow_nan=False)
     data = json.loads(text)
     assert {row["system"] for row in data["systems"]} == {"s1", "s2", "s3"}
