@@ -182,6 +182,9 @@ def _write_column(path: Path, corpus: CorpusData, what: str, name: str, get) -> 
         if not value.strip():
             raise CorpusFormatError(path.name, BLANK_TEXT.format(seg=seg, what=what, name=name))
         lines.append(value + "\n")
+    if lines and lines[0].startswith("\ufeff"):
+        # The reader drops one leading U+FEFF as a byte-order mark: write one so the text keeps its own.
+        lines[0] = "\ufeff" + lines[0]
     return write_file(path, "".join(lines))
 
 
