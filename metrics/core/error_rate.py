@@ -105,6 +105,8 @@ class ErrorRateMeasure(Measure):
 
     def segment_row(self, distances: Sequence[float], ref_lengths: list[int]) -> tuple[float, float]:
         """``(d_k, L*_k)`` of one segment from the distances to its references."""
+        if len(ref_lengths) == 1:
+            return distances[0], ref_lengths[0]  # every rule agrees for one reference
         return distance_reference_length(list(distances), ref_lengths, self.values["ref-length-rule"])
 
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:

@@ -1,0 +1,134 @@
+"""Tokenizers, case, Unicode and boundary padding (measures spec §3; preprocessing spec C.2.1)."""
+
+from __future__ import annotations
+
+import pytest
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+
+from metrics.core.preprocessing import BOS, EOS, TOKENIZERS, pad, preprocess
+from tests.metrics.core.wmt_data import wmt17, wmt21
+
+POWELL = 'Powell said: "We\'d not be alone; that\'s for sure."'
+
+
+@pytest.mark.parametrize(
+    ("tokenizer", "expected"),
+    [
+        # Fig. 5.1 rows 1 and 2 (thesis, verbatim).
+        ("none", "Powell said: \"We'd not be alone; that's for sure.\""),
+        ("remove-punct", "Powell said We d not be alone that s for sure"),
+        # Row 3 under the real mteval rules (C.2.1 "T3 (mteval rules)", 14 tokens).
+        ("mteval", 'Powell said : " We\'d not be alone ; that\'s for sure . "'),
+        ("13a", 'Powell said : " We\'d not be alone ; that\'s for sure . "'),
+        # Row 4: contractions expanded, first word keeps its case (measures spec §3.1).
+        ("mteval-contractions", 'Powell said : " We would not be alone ; that is for sure . "'),
+    ],
+)
+def test_figure_5_1_tokenizations(tokenizer: str, expected: str) -> None:
+    assert list(preprocess(POWELL, tokenizer)) == expected.split()
+
+
+def test_figure_5_1_row_4_with_ignored_case() -> None:
+    """Fig. 5.1 row 4 shows the lowercased result; with ``lowercase`` it is reproduced."""
+    expected = 'powell said : " we would not be alone ; that is for sure . "'
+    assert list(preprocess(POWELL, "mteval-contractions", lowercase=True)) == expected.split()
+    assert len(expected.split()) == 16
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The U.S. economy grew 3.5 percent in 2004-2005 , a well-known fact.",
+            "The U . S . economy grew 3.5 percent in 2004 - 2005 , a well-known fact .",
+        ),
+        ("costs $1,000.50 (approx.) e.g. x/y", "costs $ 1,000.50 ( approx . ) e . g . x / y"),
+        (
+            "It rose 3.5 % in 1990-1995 , a well-known fact.",
+            "It rose 3.5 % in 1990 - 1995 , a well-known fact .",
+        ),
+        (
+            "Mr. Smith paid $1,000.50 for U.S. bonds.",
+            "Mr . Smith paid $ 1,000.50 for U . S . bonds .",
+        ),
+    ],
+)
+def test_mteval_rule_checks(text: str, expected: str) -> None:
+    assert list(preprocess(text, "mteval")) == expected.split()
+
+
+def test_abbreviations_stay_whole_with_method_4() -> None:
+    tokens = preprocess("Mr. Smith paid $1,000.50 for U.S. bonds.", "mteval-contractions")
+    assert list(tokens) == "Mr. Smith paid $ 1,000.50 for U.S. bonds .".split()
+
+
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [
+        ("won't", "will not"),
+        ("Can't", "Can not"),
+        ("don't", "do not"),
+        ("they're", "they are"),
+        ("I've", "I have"),
+        ("we'll", "we will"),
+        ("I'm", "I am"),
+        ("let's", "let us"),
+        ("it's", "it is"),
+        ("Powell's", "Powell's"),
+        ("that\u2019s", "that is"),
+    ],
+)
+def test_contractions(token: str, expected: str) -> None:
+    assert list(preprocess(token, "mteval-contractions")) == expected.split()
+
+
+def test_decimal_points_are_removed_by_remove_punct() -> None:
+    assert list(preprocess("3.5 well-known", "remove-punct")) == ["3", "5", "well", "known"]
+
+
+def test_char_tokenizer_drops_whitespace() -> None:
+    assert list(preprocess("ab c", "char")) == ["a", "b", "c"]
+
+
+def test_nfc_makes_composed_and_decomposed_text_equal() -> None:
+    assert preprocess("cafe\u0301", "none") == preprocess("caf\u00e9", "none")
+
+
+def test_unicode_lowercase() -> None:
+    assert preprocess("ÄRGER Straße", "none", lowercase=True) == ("ärger", "straße")
+
+
+def test_mteval_is_an_alias_of_13a() -> None:
+    assert TOKENIZERS["mteval"] is TOKENIZERS["13a"]
+
+
+def test_figure_5_2_boundaries() -> None:
+    """Fig. 5.2 (trigram list with the OCR repair of spec §3.4)."""
+    tokens = "I prefer the plane".split()
+    bigrams = list(zip(*(pad(tokens, 2, "both")[k:] for k in range(2)), strict=False))
+    assert bigrams == [(BOS, "I"), ("I", "prefer"), ("prefer", "the"), ("the", "plane"),
+                       ("plane", EOS)]
+    padded = pad(tokens, 3, "both")
+    trigrams = [tuple(padded[k : k + 3]) for k in range(len(padded) - 2)]
+    assert trigrams[0] == (BOS, BOS, "I") and trigrams[-1] == ("plane", EOS, EOS)
+    assert len(trigrams) == 6
+    assert pad([], 3, "both") == []
+
+
+def _real_sentences() -> list[str]:
+    reference, systems, _ = wmt17()
+    references, cs_systems, _ = wmt21()
+    sentences = reference + systems["newstest2017.online-A.0.en-de"] + references[0]
+    return sentences + cs_systems["Online-A"]
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize(
+    ("name", "oracle"), [("13a", Tokenizer13a()), ("intl", TokenizerV14International())]
+)
+def test_tokenizers_equal_sacrebleu_on_real_data(name: str, oracle: object) -> None:
+    mismatches = [
+        text for text in _real_sentences() if " ".join(TOKENIZERS[name](text)) != oracle(text)
+    ]
+    assert mismatches == []
