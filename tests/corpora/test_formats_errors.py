@@ -286,6 +286,11 @@ def test_malformed_sgml_gives_line(source, line, message):
     assert (error.file, error.line, error.message) == ("src.sgm", line, message)
 
 
+def test_sgml_source_document_without_segments():
+    error = raises(run_sgml, source=SOURCE.replace('<hl><seg id="1">Titulek</seg></hl>', ""))
+    assert (error.line, error.message) == (8, sgml.NO_SEGMENTS.format(doc="doc2"))
+
+
 def test_sgml_structural_attributes():
     assert raises(run_sgml, source="<p>\n</p>").message == sgml.NO_SET.format(expected="srcset")
     error = raises(run_sgml, source=SOURCE.replace(' srclang="cs"', ""))

@@ -51,6 +51,7 @@ NO_SET = "no <{expected}> element found"
 SECOND_SET = "a second <{name}>: put each set in its own file"
 MISSING_ATTRIBUTE = "<{element}> has no {attribute} attribute"
 DUPLICATE_DOC = "document {doc!r} appears twice"
+NO_SEGMENTS = "document {doc!r} has no segments"
 DUPLICATE_SEG = "segment id {seg!r} appears twice in document {doc!r}"
 EMPTY_SEGMENT = "segment {seg!r} of document {doc!r} is empty"
 NO_SYSTEM_NAME = "no system name: give the <tstset> (or its documents) a sysid attribute"
@@ -286,6 +287,11 @@ def parse_sgml(
         )
     source_set = read_set(source, "srcset", encoding=encoding, max_bytes=max_bytes)
     source_lang = _required(source_set, "srclang")
+    for document in source_set.documents.values():
+        if not document.segments:
+            raise CorpusFormatError(
+                source.name, NO_SEGMENTS.format(doc=document.doc_id), line=document.line
+            )
     reference_sets = [
         read_set(f, "refset", encoding=encoding, max_bytes=max_bytes) for f in references
     ]
