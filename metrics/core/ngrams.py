@@ -249,6 +249,16 @@ class NgramSpace:
         ids, lengths = self.vocabulary.encode(sequences)
         return pad_sequences(ids, lengths, self.pad)
 
+    def type_tokens(self, order: int, types: IntArray) -> list[IntArray]:
+        """Token ids of m-grams given by number (last token first)."""
+        tokens = []
+        for current in range(order, 1, -1):
+            raw = self.tables[current - 2][types]
+            tokens.append(raw % self.base)
+            types = raw // self.base
+        tokens.append(types)
+        return tokens
+
     def size(self, order: int) -> int:
         """How many distinct m-grams of ``order`` the references hold (numbers are below it)."""
         return self.base if order == 1 else len(self.tables[order - 2])
