@@ -12,7 +12,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
-from evaltrans.roles import admin_required, browser_required, can_browse
+from evaltrans.roles import admin_required, browser_required, can_browse, is_judge
 
 from .formats import FORMATS
 from .formats.base import CorpusFormatError
@@ -26,7 +26,9 @@ from .services import CorpusImportError, testset_export, testset_import
 def home(request: HttpRequest) -> HttpResponse:
     if can_browse(request.user):
         return redirect("corpora:test_set_list")
-    return render(request, "corpora/judge_home.html")
+    if is_judge(request.user):
+        return redirect("judging:my_assignments")
+    return render(request, "corpora/no_role_home.html")
 
 
 @browser_required

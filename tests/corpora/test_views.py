@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from evaltrans.corpora.models import Segment, TestSet
 
-from .conftest import REF_A, SOURCE, SYS_X, SYS_Y
+from .conftest import REF_A, SOURCE, SYS_X, SYS_Y, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,15 @@ def test_judges_see_no_corpus_page(client, judge_user, stored_test_set):
     client.force_login(judge_user)
     for url in page_urls(stored_test_set):
         assert client.get(url).status_code == 403, url
-    assert "no judging assignments" in client.get(reverse("corpora:home")).content.decode()
+    response = client.get(reverse("corpora:home"))
+    assert response.status_code == 302
+    assert response.url == reverse("judging:my_assignments")
+
+
+def test_users_without_a_role_see_no_corpus_page(client, db):
+    client.force_login(make_user("nobody"))
+    assert client.get(reverse("corpora:test_set_list")).status_code == 403
+    assert "no role yet" in client.get(reverse("corpora:home")).content.decode()
 
 
 def test_viewers_browse_but_cannot_import_or_export(client, viewer_user, stored_test_set):
