@@ -240,9 +240,11 @@ def bootstrap_interval(
     h = np.asarray(values, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
     index = rng.integers(0, len(h), size=(samples, len(h)))
-    means = (w[index] * h[index]).sum(axis=1) / w[index].sum(axis=1)
+    # A resample of only zero-length segments has no mean; it is left out.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (w[index] * h[index]).sum(axis=1) / w[index].sum(axis=1)
     tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
+    low, high = np.nanquantile(means, [tail, 1.0 - tail])
     return Interval(float(low), float(high), confidence)
 
 
