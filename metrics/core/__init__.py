@@ -31,6 +31,26 @@ METRICS.update(
 )
 
 
+# N-gram measures and translation complexity (issue 4).
+from .bleu import BLEU  # noqa: E402
+from .chrf import CHRF  # noqa: E402
+from .complexity import ASW  # noqa: E402
+from .mper import MPER, SkipBigramPER  # noqa: E402
+from .nist import NIST  # noqa: E402
+from .wnm import WNM  # noqa: E402
+
+METRICS.update(
+    {
+        "bleu": BLEU,
+        "nist": NIST,
+        "chrf": CHRF,
+        "mper": MPER,
+        "skipper": SkipBigramPER,
+        "wnm": WNM,
+        "asw": ASW,
+    }
+)
+
 def get_metric(name: str) -> type[Measure]:
     try:
         return METRICS[name]
