@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+import plotly
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("EVALTRANS_VAR_DIR", BASE_DIR / "var"))
@@ -106,7 +107,12 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.min.js is served from the plotly package itself (same version as the Python figures,
+# no copy in the repository, never a CDN): /static/vendor/plotly/plotly.min.js
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    ("vendor/plotly", Path(plotly.__file__).resolve().parent / "package_data"),
+]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
