@@ -424,3 +424,142 @@ def sentence_rows(
             )
         )
     return rows
+
+
+# --- reports -------------------------------------------------------------------------------
+
+
+def run_report_data(
+    *,
+    run: MetricRun,
+    author: str = "",
+    sentences_in_detail: bool = False,
+    include_sentences: bool = False,
+) -> Any:
+    """Plain data for ``metrics.reports.report_xml``: scores, options, signatures, test set.
+
+    ``sentences_in_detail`` adds per-sentence scores and statistics (spec §15 flag),
+    ``include_sentences`` the texts as well.
+    """
+    from django.conf import settings
+
+    from metrics.core.base import VERSION
+
+    from .reports import ReportData, ReportMeasure, ReportSentence, ReportSystem
+
+    test_set = run.test_set
+    measures = list(run.measures.all())
+    systems = list(run.systems.order_by("name"))
+    stored = run_score_details(run=run)
+    texts: list[SentenceRow] = []
+    arrays: dict[str, dict[int, SegmentArrays]] = {}
+    if sentences_in_detail:
+        arrays = {
+            item.signature: segment_arrays(
+                test_set=test_set, signature=item.signature, system_ids=[s.pk for s in systems]
+            )
+            for item in measures
+        }
+        if include_sentences:
+            texts = _segment_texts(test_set=test_set)
+    report_systems = []
+    for system in systems:
+        scores = {}
+        for item in measures:
+            found = stored.get((system.pk, item.signature))
+            scores[item.signature] = (
+                (found.score, found.details) if found is not None else (None, {})
+            )
+        sentences = None
+        if sentences_in_detail:
+            candidates = (
+                dict(Candidate.objects.filter(system=system).values_list("segment__index", "text"))
+                if include_sentences
+                else {}
+            )
+            sentences = []
+            for index in range(run.segment_count):
+                per_score: dict[str, float | None] = {}
+                per_stats: dict[str, dict[str, float]] = {}
+                for item in measures:
+                    found_arrays = arrays[item.signature].get(system.pk)
+                    if found_arrays is None:
+                        continue
+                    value = float(found_arrays.sentence_scores[index])
+                    per_score[item.signature] = None if math.isnan(value) else value
+                    per_stats[item.signature] = dict(
+                        zip(
+                            found_arrays.stat_names,
+                            (float(x) for x in found_arrays.stats[index]),
+                            strict=False,
+                        )
+                    )
+                row = texts[index] if texts else None
+                sentences.append(
+                    ReportSentence(
+                        index=index,
+                        source=row.source if row else "",
+                        candidate=candidates.get(index, ""),
+                        references=row.references if row else [],
+                        scores=per_score,
+                        stats=per_stats,
+                    )
+                )
+        report_systems.append(
+            ReportSystem(
+                name=system.name,
+                scores=scores,
+                statistics={
+                    "sentences": run.segment_count,
+                    "references": run.n_refs,
+                },
+                sentences=sentences,
+            )
+        )
+    version = getattr(settings, "EVALTRANS_VERSION", "") or "0.1.0"
+    finished = run.finished_at or run.created_at
+    return ReportData(
+        author=author or (run.created_by.get_username() if run.created_by else ""),
+        date=finished.isoformat(timespec="seconds"),
+        software=f"evaltrans {version}; measures version {VERSION}; run {run.pk}",
+        test_set={
+            "name": test_set.name,
+            "version": test_set.version,
+            "content_hash": test_set.content_hash,
+            "source_lang": test_set.source_lang,
+            "target_lang": test_set.target_lang,
+            "segments": run.segment_count,
+            "references": run.n_refs,
+        },
+        measures=[
+            ReportMeasure(item.measure, item.signature, dict(item.options)) for item in measures
+        ],
+        systems=report_systems,
+        comment=run.comment,
+        command_line=run.command_line,
+        include_sentences=include_sentences,
+    )
+
+
+def _segment_texts(*, test_set: TestSet) -> list[SentenceRow]:
+    """Source and references of every segment, in order (two queries)."""
+    segments = list(test_set.segments.order_by("index").values_list("pk", "index", "source"))
+    references: dict[int, list[str]] = defaultdict(list)
+    for segment_id, text in (
+        Reference.objects.filter(segment__test_set=test_set)
+        .order_by("segment_id", "label")
+        .values_list("segment_id", "text")
+    ):
+        references[segment_id].append(text)
+    return [
+        SentenceRow(index=index, source=source, candidate="", references=references[pk], score=None)
+        for pk, index, source in segments
+    ]
+
+
+def testset_by_name(*, name: str, version: int | None = None) -> TestSet | None:
+    """A test set by name: the given version, or the latest."""
+    test_sets = TestSet.objects.filter(name=name)
+    if version is not None:
+        return test_sets.filter(version=version).first()
+    return test_sets.order_by("-version").first()

@@ -616,3 +616,62 @@ def metric_runs_resume() -> list[int]:
             _send_chunks(run, tasks)
         touched.append(run_id)
     return touched
+
+
+# --- options from the command line ---------------------------------------------------------
+
+BAD_OPTION = "--option {pair!r}: expected MEASURE.KEY=VALUE, KEY=VALUE or an EvalTrans option"
+OPTION_MATCHES_NOTHING = "--option {pair!r}: no chosen measure has an option {key!r}"
+
+# EvalTrans' ``wer-…`` options apply to WER, PER, etc. (spec §15, Table A.1): every chosen
+# distance measure without its own prefix.
+EVALTRANS_WER_FAMILY = ("wer", "per", "msder", "cder", "ljwer", "invwer", "wper")
+
+
+def measure_options_parse(
+    *, pairs: Sequence[str], measures: Sequence[str]
+) -> dict[str, dict[str, str]]:
+    """Option values per measure from ``--option`` pairs; three spellings are accepted:
+
+    * ``MEASURE.KEY=VALUE`` (``cder.pad-rule=both``): one measure;
+    * ``MEASURE-KEY=VALUE``, the EvalTrans batch spelling (``cder-pad-rule=both``,
+      ``bleu-ref-length-rule=average``); ``wer-KEY`` sets KEY for every chosen measure of
+      the WER family that has it (``wer-ref-length-rule``: "WER, PER, etc.");
+    * ``KEY=VALUE`` (``tokenize=13a``, ``substitution-cost-rule=prefix``): every chosen
+      measure that has the option KEY.
+
+    Values stay strings; each measure converts and checks them. Later pairs win.
+    """
+    result: dict[str, dict[str, str]] = {name: {} for name in measures}
+
+    def has(name: str, key: str) -> bool:
+        measure = METRICS.get(name)
+        return measure is not None and key in measure.options
+
+    for pair in pairs:
+        target, separator, value = pair.partition("=")
+        target = target.strip().replace("_", "-")
+        if not separator or not target:
+            raise RunError(BAD_OPTION.format(pair=pair))
+        if "." in target:
+            name, _, key = target.partition(".")
+            if name not in result:
+                raise RunError(f"--option {pair!r}: measure {name!r} is not chosen")
+            result[name][key] = value
+            continue
+        prefix, dash, rest = target.partition("-")
+        if dash and (prefix in METRICS or prefix == "wer"):
+            family = EVALTRANS_WER_FAMILY if prefix == "wer" else (prefix,)
+            chosen = [name for name in result if name in family and has(name, rest)]
+            if chosen:
+                for name in chosen:
+                    result[name][rest] = value
+                continue
+            if prefix in METRICS and prefix not in result:
+                raise RunError(f"--option {pair!r}: measure {prefix!r} is not chosen")
+        matched = [name for name in result if has(name, target)]
+        if not matched:
+            raise RunError(OPTION_MATCHES_NOTHING.format(pair=pair, key=target))
+        for name in matched:
+            result[name][target] = value
+    return result
