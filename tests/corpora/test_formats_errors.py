@@ -595,3 +595,100 @@ def test_html_and_script_are_stored_as_is():
     assert corpus.segments[0].source == corpus.segments[0].references["A"] == script
     corpus = run_wmt(WMT_SAMPLE.replace("Good day", "&lt;script&gt;alert(1)&lt;/script&gt;"))
     assert corpus.segments[0].references["A"] == "<script>alert(1)</script>"
+
+
+def test_wmt_xml_source_count_and_duplicate_segment():
+    two_sources = WMT_SAMPLE.replace(
+        '<src lang="cs"><p><seg id="1">Jedna</seg></p></src>',
+        '<src lang="cs"><p><seg id="1">Jedna</seg></p></src><src lang="cs"><p><seg id="1">x</seg></p></src>',
+    )
+    assert raises(run_wmt, two_sources).message == wmt_xml.SOURCE_COUNT.format(doc="d2", count=2)
+    duplicate = WMT_SAMPLE.replace('<seg id="3">Tři</seg>', '<seg id="2">Tři</seg>')
+    error = raises(run_wmt, duplicate)
+    assert (error.message, error.line) == (wmt_xml.DUPLICATE_SEG.format(seg="2"), 7)
+
+
+# --- writers refuse what their format cannot hold ---------------------------------------------------
+
+
+def _corpus():
+    from evaltrans.corpora.formats.base import CorpusData, SegmentData
+
+    return CorpusData(
+        "de",
+        "en",
+        [
+            SegmentData("a", "d1", "1", {"A": "x"}, {"s": "p"}),
+            SegmentData("b", "d2", "2", {"A": "y"}, {"s": "q"}),
+            SegmentData("c", "d1", "3", {"A": "z"}, {"s": "r"}),
+        ],
+    )
+
+
+def test_text_writer_errors(tmp_path):
+    from evaltrans.corpora.formats.text import write_text
+
+    corpus = _corpus()
+    corpus.segments[1].doc_id = ""
+    assert raises(write_text, corpus, tmp_path).message == text.MIXED_DOC_IDS
+    corpus = _corpus()
+    corpus.segments[0].candidates["s"] = "two\nlines"
+    error = raises(write_text, corpus, tmp_path)
+    assert error.message == text.NOT_ONE_LINE.format(seg="1", what="system output", name="s")
+    corpus = _corpus()
+    corpus.segments[2].references["A"] = " "
+    error = raises(write_text, corpus, tmp_path)
+    assert error.message == text.BLANK_TEXT.format(seg="3", what="reference", name="A")
+    corpus = _corpus()
+    del corpus.segments[1].references["A"]
+    error = raises(write_text, corpus, tmp_path)
+    assert (error.file, error.message) == (
+        "ref.A.en",
+        text.MISSING_IN_SEGMENT.format(seg="2", what="reference", name="A"),
+    )
+
+
+def test_text_export_manifest_errors(tmp_path):
+    from evaltrans.corpora.formats.text import read_text_export, write_text
+
+    assert raises(read_text_export, tmp_path).message == text.BAD_MANIFEST.format(
+        reason="file not found"
+    )
+    write_text(_corpus(), tmp_path)
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"source.de"', '"../source.de"'))
+    error = raises(read_text_export, tmp_path)
+    assert error.message == text.BAD_MANIFEST.format(reason="bad file name '../source.de'")
+
+
+def test_document_writers_refuse_split_documents_and_repeated_ids(tmp_path):
+    from evaltrans.corpora.formats.common import DUPLICATE_SEGMENT_ID, SPLIT_DOCUMENT
+    from evaltrans.corpora.formats.sgml import write_sgml
+    from evaltrans.corpora.formats.wmt_xml import write_wmt_xml
+
+    for writer in (write_sgml, write_wmt_xml):
+        assert raises(writer, _corpus(), tmp_path).message == SPLIT_DOCUMENT.format(doc="d1")
+        corpus = _corpus()
+        corpus.segments[1].doc_id = "d1"
+        corpus.segments[2].seg_id = "1"
+        assert raises(writer, corpus, tmp_path).message == DUPLICATE_SEGMENT_ID.format(
+            seg="1", doc="d1"
+        )
+
+
+def test_evaltrans_writer_errors(tmp_path):
+    from evaltrans.corpora.formats import evaltrans_xml
+    from evaltrans.corpora.formats.base import EvaluationData
+
+    corpus = _corpus()
+    corpus.segments[0].evaluations.append(EvaluationData("candidate", "nobody", "fluency", 3.0))
+    error = raises(evaltrans_xml.write_evaltrans_xml, corpus, tmp_path)
+    assert error.message == evaltrans_xml.UNKNOWN_TARGET.format(
+        kind="candidate", name="nobody", seg="1"
+    )
+    corpus = _corpus()
+    corpus.segments[0].evaluations.append(EvaluationData("candidate", "s", "isPerfect", 1.0))
+    error = raises(evaltrans_xml.write_evaltrans_xml, corpus, tmp_path)
+    assert error.message == evaltrans_xml.CANDIDATE_LOOKS_PERFECT.format(
+        name="s", seg="1", aspect="isPerfect", value=1.0
+    )
