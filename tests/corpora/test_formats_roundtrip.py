@@ -10,6 +10,8 @@ generated sentences are trimmed already.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -88,9 +90,11 @@ def corpora(draw, sentences, *, docs: bool = True, partial_references: bool = Fa
     return CorpusData("de", "en", segments)
 
 
-def _out_dir() -> Path:
-    # tmp_path is function-scoped; hypothesis runs many examples per function.
-    return Path(tempfile.mkdtemp(prefix="evaltrans-roundtrip-"))
+@contextmanager
+def _out_dir() -> Iterator[Path]:
+    # tmp_path is function-scoped, but hypothesis runs many examples per test function.
+    with tempfile.TemporaryDirectory(prefix="evaltrans-roundtrip-") as directory:
+        yield Path(directory)
 
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -106,12 +110,12 @@ def _parse_text_dir(directory: Path) -> CorpusData:
 @SETTINGS
 @given(corpora(_sentences(_LINE_CHARACTERS, trimmed=False).filter(lambda t: not t.endswith("\r"))))
 def test_text_round_trip(corpus):
-    first_dir, second_dir = _out_dir(), _out_dir()
-    write_text(corpus, first_dir)
-    parsed = _parse_text_dir(first_dir)
-    assert parsed == corpus  # the generated corpus already has text-format segment ids
-    write_text(parsed, second_dir)
-    assert _parse_text_dir(second_dir) == parsed
+    with _out_dir() as first_dir, _out_dir() as second_dir:
+        write_text(corpus, first_dir)
+        parsed = _parse_text_dir(first_dir)
+        assert parsed == corpus  # the generated corpus already has text-format segment ids
+        write_text(parsed, second_dir)
+        assert _parse_text_dir(second_dir) == parsed
 
 
 def test_text_round_trip_of_parsed_files(tmp_path):
@@ -133,8 +137,9 @@ def test_text_round_trip_of_parsed_files(tmp_path):
 
 
 def _wmt_round_trip(corpus: CorpusData) -> CorpusData:
-    [path] = write_wmt_xml(corpus, _out_dir())
-    return parse_wmt_xml(file=InputFile(path.name, path.read_bytes()))
+    with _out_dir() as directory:
+        [path] = write_wmt_xml(corpus, directory)
+        return parse_wmt_xml(file=InputFile(path.name, path.read_bytes()))
 
 
 @SETTINGS
@@ -149,8 +154,9 @@ def test_wmt_xml_round_trip(corpus):
 
 
 def _sgml_round_trip(corpus: CorpusData) -> CorpusData:
-    paths = write_sgml(corpus, _out_dir())
-    files = [InputFile(path.name, path.read_bytes()) for path in paths]
+    with _out_dir() as directory:
+        paths = write_sgml(corpus, directory)
+        files = [InputFile(path.name, path.read_bytes()) for path in paths]
     count = len(corpus.reference_labels)
     return parse_sgml(source=files[0], references=files[1 : 1 + count], systems=files[1 + count :])
 
@@ -167,10 +173,10 @@ def test_sgml_round_trip(corpus):
 
 
 def _evaltrans_round_trip(corpus: CorpusData) -> CorpusData:
-    [path] = write_evaltrans_xml(corpus, _out_dir())
-    return parse_evaltrans_xml(
-        file=InputFile(path.name, path.read_bytes()), source_lang="de", target_lang="en"
-    )
+    with _out_dir() as directory:
+        [path] = write_evaltrans_xml(corpus, directory)
+        data = path.read_bytes()
+    return parse_evaltrans_xml(file=InputFile(path.name, data), source_lang="de", target_lang="en")
 
 
 @st.composite

@@ -134,7 +134,7 @@ def parse_mqm_tsv(
             if seg not in texts:
                 raise CorpusFormatError(file.name, MISSING_ROW.format(system=system, seg=seg))
 
-    labels = [name for name in reference_systems]
+    labels = list(reference_systems)
     systems = [name for name in targets if name not in reference_systems]
     check_names([(name, file.name) for name in labels], [(name, file.name) for name in systems])
     segments = [
@@ -219,12 +219,12 @@ def write_mqm_tsv(corpus: CorpusData, out_dir: Path) -> list[Path]:
                 "No-error",
                 "",
             ]
-            _check_writable(path, segment, seg, fields)
+            _check_writable(path, seg, fields)
             rows.append("\t".join(fields))
     return [write_file(path, "\n".join(rows) + "\n")]
 
 
-def _check_writable(path: Path, segment: SegmentData, seg: str, fields: list[str]) -> None:
+def _check_writable(path: Path, seg: str, fields: list[str]) -> None:
     for what, value in zip(COLUMNS, fields, strict=True):
         if "\t" in value or "\n" in value or "\r" in value:
             raise CorpusFormatError(path.name, UNWRITABLE.format(seg=seg, what=what))

@@ -57,7 +57,7 @@ class _LineTreeBuilder(ET.TreeBuilder):
         self.lines: dict[ET.Element, int] = {}
         self.parser: DefusedXMLParser | None = None
 
-    def start(self, tag, attrs):  # noqa: ANN001, ANN201 - ElementTree's own signature
+    def start(self, tag: str, attrs: dict[str, str]) -> ET.Element:
         element = super().start(tag, attrs)
         self.lines[element] = self.parser.parser.CurrentLineNumber
         return element
