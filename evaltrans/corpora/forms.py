@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
 from .formats.base import InputFile
-from .parsing import IMPORT_FORMATS, CorpusInputs, reference_labels
+from .parsing import IMPORT_FORMATS, CorpusInputs
 
 FORMAT_HELP = {
     "text": "Plain text, one sentence per line: a source file, reference files, system files.",
@@ -41,14 +41,21 @@ class MultipleFileField(forms.FileField):
 
 
 class CorpusImportForm(forms.Form):
-    name = forms.CharField(max_length=200, help_text="Importing new content under an existing name makes a new version.")
+    name = forms.CharField(
+        max_length=200,
+        help_text="Importing new content under an existing name makes a new version.",
+    )
     format = forms.ChoiceField(
         choices=[(name, f"{name} — {FORMAT_HELP[name]}") for name in IMPORT_FORMATS]
     )
     source_lang = forms.CharField(max_length=16, required=False, label="Source language")
     target_lang = forms.CharField(max_length=16, required=False, label="Target language")
     source = forms.FileField(required=False, label="Source file")
-    references = MultipleFileField(required=False, label="Reference files", help_text="Labelled A, B, … in the order chosen.")
+    references = MultipleFileField(
+        required=False,
+        label="Reference files",
+        help_text="Text: labelled A, B, … in the order chosen; SGML: by each file's refid.",
+    )
     systems = MultipleFileField(required=False, label="System files")
     system_names = forms.CharField(
         required=False,
@@ -59,7 +66,9 @@ class CorpusImportForm(forms.Form):
     reference_systems = forms.CharField(
         required=False, initial="ref", help_text="MQM TSV: systems that are references."
     )
-    encoding = forms.CharField(max_length=32, initial="utf-8")
+    encoding = forms.CharField(
+        max_length=32, required=False, help_text="Default UTF-8; XML files follow their declaration."
+    )
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -96,13 +105,13 @@ class CorpusImportForm(forms.Form):
         )
         return CorpusInputs(
             source=_input(data.get("source")),
-            references=list(zip(reference_labels(len(references)), map(_input, references), strict=True)),
+            references=[(None, _input(upload)) for upload in references],
             systems=list(zip(names, map(_input, systems), strict=True)),
             file=_input(data.get("file")),
             docs=_input(data.get("docs")),
             source_lang=data.get("source_lang", "").strip(),
             target_lang=data.get("target_lang", "").strip(),
-            encoding=data.get("encoding") or "utf-8",
+            encoding=data.get("encoding") or None,
             reference_systems=reference_systems or ("ref",),
             max_bytes=settings.CORPUS_UPLOAD_MAX_BYTES,
         )

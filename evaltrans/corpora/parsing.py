@@ -32,14 +32,15 @@ class CorpusInputs:
     """Everything an import may name; each format uses the part it needs."""
 
     source: InputFile | None = None
-    references: list[tuple[str, InputFile]] = field(default_factory=list)
+    references: list[tuple[str | None, InputFile]] = field(default_factory=list)
+    """(label, file); label None where the user gave none (text: A, B, …; SGML: the file's refid)."""
     systems: list[tuple[str, InputFile]] = field(default_factory=list)
     file: InputFile | None = None
     docs: InputFile | None = None
     source_lang: str = ""
     target_lang: str = ""
-    encoding: str = "utf-8"
-    """Text, SGML and TSV files; XML files follow their own declaration."""
+    encoding: str | None = None
+    """None: UTF-8 for text, SGML and TSV; XML files follow their own declaration."""
     reference_systems: tuple[str, ...] = ("ref",)
     max_bytes: int | None = None
 
@@ -77,32 +78,40 @@ def _parse_text(import_format: str, inputs: CorpusInputs) -> CorpusData:
     _require(import_format, inputs.source, "a source file")
     _require(import_format, inputs.references or inputs.systems, "a reference or a system file")
     _require(import_format, inputs.source_lang and inputs.target_lang, "source and target languages")
+    defaults = reference_labels(len(inputs.references))
+    references = [
+        (label or default, file)
+        for (label, file), default in zip(inputs.references, defaults, strict=True)
+    ]
     return parse_text(
         source=inputs.source,
-        references=inputs.references,
+        references=references,
         systems=inputs.systems,
         source_lang=inputs.source_lang,
         target_lang=inputs.target_lang,
         docs=inputs.docs,
-        encoding=inputs.encoding,
+        encoding=inputs.encoding or "utf-8",
         max_bytes=inputs.max_bytes,
     )
 
 
 def _parse_sgml(import_format: str, inputs: CorpusInputs) -> CorpusData:
     _require(import_format, inputs.source, "a source file")
+    labels = [label for label, _ in inputs.references]
     return parse_sgml(
         source=inputs.source,
         references=[file for _, file in inputs.references],
         systems=[file for _, file in inputs.systems],
-        encoding=inputs.encoding,
+        encoding=inputs.encoding or "utf-8",
         max_bytes=inputs.max_bytes,
+        # Labels only when the user named every reference; otherwise the files' own refid.
+        reference_labels=labels if labels and all(labels) else None,
     )
 
 
 def _parse_wmt_xml(import_format: str, inputs: CorpusInputs) -> CorpusData:
     _require(import_format, inputs.file, "a file")
-    return parse_wmt_xml(file=inputs.file, max_bytes=inputs.max_bytes)
+    return parse_wmt_xml(file=inputs.file, encoding=inputs.encoding, max_bytes=inputs.max_bytes)
 
 
 def _parse_evaltrans_xml(import_format: str, inputs: CorpusInputs) -> CorpusData:
@@ -112,6 +121,7 @@ def _parse_evaltrans_xml(import_format: str, inputs: CorpusInputs) -> CorpusData
         file=inputs.file,
         source_lang=inputs.source_lang,
         target_lang=inputs.target_lang,
+        encoding=inputs.encoding,
         max_bytes=inputs.max_bytes,
     )
 
@@ -124,7 +134,7 @@ def _parse_mqm_tsv(import_format: str, inputs: CorpusInputs) -> CorpusData:
         source_lang=inputs.source_lang,
         target_lang=inputs.target_lang,
         reference_systems=inputs.reference_systems,
-        encoding=inputs.encoding,
+        encoding=inputs.encoding or "utf-8",
         max_bytes=inputs.max_bytes,
     )
 

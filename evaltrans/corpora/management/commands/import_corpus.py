@@ -14,7 +14,6 @@ from evaltrans.corpora.parsing import (
     CorpusInputError,
     CorpusInputs,
     parse_corpus,
-    reference_labels,
     split_named,
 )
 from evaltrans.corpora.services import CorpusImportError, testset_import
@@ -32,7 +31,8 @@ class Command(BaseCommand):
         parser.add_argument("--source", help="Source file (text, sgml).")
         parser.add_argument(
             "--ref", action="append", default=[],
-            help="Reference file; text format: FILE or LABEL=FILE (default labels A, B, …).",
+            help="Reference file: FILE or LABEL=FILE (text default labels A, B, …; "
+            "SGML default: the file's refid).",
         )
         parser.add_argument(
             "--system", action="append", default=[],
@@ -42,7 +42,9 @@ class Command(BaseCommand):
         parser.add_argument("--docs", help="Text format: one document id per line.")
         parser.add_argument("--source-lang", default="")
         parser.add_argument("--target-lang", default="")
-        parser.add_argument("--encoding", default="utf-8")
+        parser.add_argument(
+            "--encoding", help="Input encoding (default UTF-8; XML: its own declaration)."
+        )
         parser.add_argument(
             "--reference-system", action="append", default=[],
             help="mqm-tsv: a system whose rows are a reference (default: ref).",
@@ -59,12 +61,10 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(result.summary))
 
     def _inputs(self, import_format: str, options: dict[str, Any]) -> CorpusInputs:
-        named_refs = import_format == "text" and all("=" in ref for ref in options["ref"])
-        if named_refs:
-            references = [(label, self._read(path)) for label, path in map(split_named, options["ref"])]
-        else:
-            labels = reference_labels(len(options["ref"]))
-            references = [(label, self._read(path)) for label, path in zip(labels, options["ref"], strict=True)]
+        references = [
+            (label, self._read(path))
+            for label, path in (_label_and_path(ref) for ref in options["ref"])
+        ]
         if import_format == "text":
             systems = [(name, self._read(path)) for name, path in map(split_named, options["system"])]
         else:
@@ -93,3 +93,10 @@ class Command(BaseCommand):
         if size > limit:
             raise CommandError(FILE_TOO_LARGE.format(path=path, size=size, limit=limit))
         return InputFile(name=file.name, data=file.read_bytes())
+
+
+def _label_and_path(value: str) -> tuple[str | None, str]:
+    """``LABEL=FILE`` or ``FILE``; a path that exists as given is never split."""
+    if "=" not in value or Path(value).exists():
+        return None, value
+    return split_named(value)
