@@ -115,3 +115,30 @@ def test_encoding_option_reads_latin1_files(text_corpus):
 def test_export_of_unknown_test_set_fails(tmp_path):
     with pytest.raises(CommandError, match="no test set named 'ghost'"):
         call_command("export_corpus", "text", "--name", "ghost", "--out", str(tmp_path))
+
+
+def sgml_file(path: Path, kind: str, attrs: str, texts: list[str]) -> Path:
+    segs = "".join(f'<seg id="{n}">{t}</seg>\n' for n, t in enumerate(texts, start=1))
+    path.write_text(
+        f'<{kind} setid="toy" srclang="de" trglang="en" {attrs}>\n'
+        f'<doc docid="d1" {attrs}>\n{segs}</doc>\n</{kind}>\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_sgml_import_takes_explicit_reference_labels(tmp_path):
+    """Two WMT reference files that both say sysid="ref" are told apart by LABEL=FILE."""
+    source = sgml_file(tmp_path / "src.sgm", "srcset", "", SOURCE)
+    ref1 = sgml_file(tmp_path / "r1.sgm", "refset", 'sysid="ref"', REF_A)
+    ref2 = sgml_file(tmp_path / "r2.sgm", "refset", 'sysid="ref"', REF_A[::-1])
+    system = sgml_file(tmp_path / "x.sgm", "tstset", 'sysid="X"', SYS_X)
+    call_command(
+        "import_corpus", "sgml", "--name", "sgml-toy", "--source", str(source),
+        "--ref", f"first={ref1}", "--ref", f"second={ref2}", "--system", str(system),
+        stdout=StringIO(),
+    )
+    first = Reference.objects.filter(label="first").order_by("segment__index")
+    assert [r.text for r in first] == REF_A
+    assert Reference.objects.filter(label="second").count() == 3
+    assert list(System.objects.values_list("name", flat=True)) == ["X"]
