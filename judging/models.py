@@ -60,6 +60,11 @@ class Campaign(models.Model):
     aspect_order = models.CharField(
         max_length=16, choices=AspectOrder.choices, default=AspectOrder.SEQUENTIAL
     )
+    segment_sample = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Judge only this many segments, drawn at random with the seed; blank: all.",
+    )
     show_source = models.BooleanField(default=True)
     show_context = models.BooleanField(default=False)
     seed = models.BigIntegerField(help_text="Seed of the random assignment and order.")

@@ -80,6 +80,11 @@ class Cell:
     aspect: Aspect
     value: int | None
 
+    @property
+    def levels(self) -> list[dict[str, Any]]:
+        """Levels by ascending value, so they line up with the digit keys 1, 2, 3 …"""
+        return sorted(self.aspect.levels, key=lambda level: level["value"])
+
 
 @dataclass
 class Entry:
@@ -106,11 +111,31 @@ class Screen:
     context_after: list[str]
     entries: list[Entry]
     aspects: list[Aspect]
+    all_aspects: list[Aspect]
     token: str
 
     @property
-    def previous(self) -> int | None:
-        return self.number - 1 if self.number > 0 else None
+    def keys(self) -> str:
+        """The digit keys of the asked scales, e.g. ``1–5``."""
+        values = [value for aspect in self.aspects for value in aspect.values]
+        return f"{min(values)}–{max(values)}" if values else ""
+
+    @property
+    def next_stage(self) -> str:
+        """Label of the aspects asked after this stage with the reference shown, if any."""
+        if self.stage != "blind" or self.revisit:
+            return ""
+        later = [a.label for a in self.all_aspects if a.needs_reference and a not in self.aspects]
+        return " and ".join(later)
+
+    @property
+    def position(self) -> int:
+        """1-based screen number, as in URLs."""
+        return self.number + 1
+
+    @property
+    def previous_position(self) -> int | None:
+        return self.number if self.number > 0 else None
 
 
 def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
@@ -171,6 +196,7 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
         context_after=after,
         entries=entries,
         aspects=asked,
+        all_aspects=aspects,
         token=screen_token_new(assignment_id=assignment.pk, screen=screen),
     )
 

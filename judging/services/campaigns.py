@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import secrets
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -10,6 +11,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 
 from evaltrans.corpora.models import Candidate, Reference, System, TestSet
 
@@ -67,6 +69,7 @@ def campaign_create(
     reference_as_system: str = "",
     repeat_share: float = 0.05,
     reuse_judgments: bool = False,
+    segment_sample: int | None = None,
     seed: int | None = None,
     created_by: AbstractBaseUser | None = None,
 ) -> Campaign:
@@ -75,7 +78,8 @@ def campaign_create(
     Identical texts of one segment (two systems with the same output, or an output equal to the
     reference judged as a system) become one item, judged once for all of them. With
     ``reuse_judgments``, judges who scored the same (source, text) in another campaign on the
-    same scales count towards ``judges_per_item`` and are not asked again.
+    same scales count towards ``judges_per_item`` and are not asked again. With
+    ``segment_sample``, only that many segments, drawn with the seed, are judged.
 
     Raises:
         CampaignError: the systems, references, scales or judges do not allow the campaign.
@@ -110,6 +114,7 @@ def campaign_create(
         seed=secrets.randbits(48) if seed is None else seed,
         repeat_share=repeat_share,
         reuse_judgments=reuse_judgments,
+        segment_sample=segment_sample,
         created_by=created_by,
     )
     campaign.full_clean()
@@ -152,6 +157,7 @@ def _first_reference_label(test_set: TestSet) -> str:
 def _item_drafts(campaign: Campaign, systems: list[System]) -> list[_ItemDraft]:
     """One draft per distinct (segment, stripped text) among the chosen outputs."""
     drafts: dict[tuple[int, str], _ItemDraft] = {}
+    segments = _segment_filter(campaign)
 
     def draft_for(segment_id: int, source: str, text: str) -> _ItemDraft:
         key = text_key(source, text)
@@ -159,20 +165,30 @@ def _item_drafts(campaign: Campaign, systems: list[System]) -> list[_ItemDraft]:
             drafts[(segment_id, key)] = _ItemDraft(segment_id=segment_id, text=text, key=key)
         return drafts[(segment_id, key)]
 
-    candidates = Candidate.objects.filter(system__in=systems).order_by("segment__index", "pk")
+    candidates = Candidate.objects.filter(segments, system__in=systems)
+    candidates = candidates.order_by("segment__index", "pk")
     for pk, segment_id, source, text in candidates.values_list(
         "pk", "segment_id", "segment__source", "text"
     ):
         draft_for(segment_id, source, text).candidate_ids.append(pk)
     if campaign.reference_as_system:
         references = Reference.objects.filter(
-            segment__test_set=campaign.test_set, label=campaign.reference_as_system
+            segments, label=campaign.reference_as_system
         ).order_by("segment__index")
         for pk, segment_id, source, text in references.values_list(
             "pk", "segment_id", "segment__source", "text"
         ):
             draft_for(segment_id, source, text).reference_id = pk
     return list(drafts.values())
+
+
+def _segment_filter(campaign: Campaign) -> Q:
+    """The judged segments (of a candidate or reference): all, or a sample drawn with the seed."""
+    if campaign.segment_sample is None:
+        return Q(segment__test_set=campaign.test_set)
+    ids = list(campaign.test_set.segments.order_by("index").values_list("pk", flat=True))
+    count = min(campaign.segment_sample, len(ids))
+    return Q(segment_id__in=sorted(random.Random(campaign.seed).sample(ids, count)))
 
 
 def _attach_reusable_judgments(

@@ -1,0 +1,202 @@
+"""Judging pages: thin function views over the judging selectors and services.
+
+A judge reaches only their own assignments: any other assignment id is a 404, for admins too
+(nobody scores on someone else's behalf). Campaign set-up, progress and export are admin-only.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tempfile
+from pathlib import Path
+
+from django.contrib import messages
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from evaltrans.corpora.models import TestSet
+from evaltrans.roles import admin_required
+
+from .forms import CampaignForm, ScreenForm
+from .models import Assignment, Campaign
+from .selectors import (
+    assignment_list_for_judge,
+    assignment_progress,
+    campaign_corpus,
+    campaign_judgment_rows,
+    campaign_list,
+    campaign_progress,
+    screen_detail,
+    screen_next,
+)
+from .services import CampaignError, JudgingError, campaign_create, screen_submit
+
+EXPORT_COLUMNS = [
+    "system",
+    "doc_id",
+    "seg_id",
+    "segment_index",
+    "kind",
+    "text",
+    "judge",
+    "aspect",
+    "score",
+    "active_ms",
+    "is_repeat",
+    "reused",
+    "revised",
+    "created_at",
+    "updated_at",
+]
+
+
+def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
+    return get_object_or_404(
+        Assignment.objects.select_related("campaign"), pk=pk, judge_id=request.user.pk
+    )
+
+
+@require_GET
+def my_assignments(request: HttpRequest) -> HttpResponse:
+    rows = assignment_list_for_judge(judge=request.user)
+    return render(request, "judging/my_assignments.html", {"rows": rows})
+
+
+@require_GET
+def judge_next(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = _own_assignment(request, pk)
+    screen = screen_next(assignment=assignment)
+    if screen is None:
+        progress = assignment_progress(assignment=assignment)
+        return render(
+            request, "judging/done.html", {"assignment": assignment, "progress": progress}
+        )
+    return redirect("judging:judge_screen", pk=assignment.pk, screen=screen + 1)
+
+
+@require_http_methods(["GET", "POST"])
+def judge_screen(request: HttpRequest, pk: int, screen: int) -> HttpResponse:
+    """Screens are numbered from 1 in URLs (from 0 in the database)."""
+    assignment = _own_assignment(request, pk)
+    if request.method == "POST":
+        form = ScreenForm(request.POST)
+        if form.is_valid():
+            try:
+                screen_submit(
+                    assignment=assignment,
+                    screen=screen - 1,
+                    scores=form.scores(),
+                    active_ms=form.cleaned_data["active_ms"],
+                    token=form.cleaned_data["token"],
+                )
+            except JudgingError as error:
+                messages.error(request, str(error))
+                return redirect("judging:judge_screen", pk=pk, screen=screen)
+            return redirect("judging:judge_next", pk=pk)
+        messages.error(request, "The page sent an incomplete form; score again.")
+        return redirect("judging:judge_screen", pk=pk, screen=screen)
+    view = screen_detail(assignment=assignment, screen=screen - 1)
+    if view is None:
+        raise Http404("no such screen")
+    return render(request, "judging/screen.html", {"screen": view})
+
+
+@admin_required
+@require_GET
+def campaign_index(request: HttpRequest) -> HttpResponse:
+    context = {"campaigns": campaign_list(), "test_sets": TestSet.objects.order_by("name")}
+    return render(request, "judging/campaign_list.html", context)
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def campaign_new(request: HttpRequest, test_set_pk: int) -> HttpResponse:
+    test_set = get_object_or_404(TestSet, pk=test_set_pk)
+    form = CampaignForm(request.POST or None, test_set=test_set)
+    if request.method == "POST" and form.is_valid():
+        try:
+            campaign = campaign_create(
+                test_set=test_set, created_by=request.user, **form.cleaned_data
+            )
+        except CampaignError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Campaign {campaign.name} created.")
+            return redirect(campaign)
+    return render(request, "judging/campaign_form.html", {"form": form, "test_set": test_set})
+
+
+@admin_required
+@require_GET
+def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("test_set"), pk=pk)
+    progress = campaign_progress(campaign=campaign)
+    return render(request, "judging/campaign_detail.html", {"progress": progress})
+
+
+@admin_required
+@require_GET
+def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.select_related("test_set"), pk=pk)
+    stem = f"campaign-{campaign.pk}-judgments"
+    if export_format == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(campaign_judgment_rows(campaign=campaign))
+        response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{stem}.csv"'
+        return response
+    if export_format == "json":
+        document = {
+            "campaign": _campaign_record(campaign),
+            "judgments": campaign_judgment_rows(campaign=campaign),
+        }
+        body = json.dumps(document, cls=DjangoJSONEncoder, ensure_ascii=False, indent=1)
+        response = HttpResponse(body, content_type="application/json; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{stem}.json"'
+        return response
+    if export_format == "evaltrans-xml":
+        return _evaltrans_xml_response(campaign, stem)
+    raise Http404("unknown export format")
+
+
+def _campaign_record(campaign: Campaign) -> dict:
+    """What a reader needs to reproduce the campaign: test set, options, seed and scales."""
+    return {
+        "name": campaign.name,
+        "test_set": str(campaign.test_set),
+        "test_set_hash": campaign.test_set.content_hash,
+        "systems": sorted(campaign.systems.values_list("name", flat=True)),
+        "reference_label": campaign.reference_label,
+        "reference_as_system": campaign.reference_as_system,
+        "judges_per_item": campaign.judges_per_item,
+        "presentation": campaign.presentation,
+        "aspect_order": campaign.aspect_order,
+        "show_source": campaign.show_source,
+        "show_context": campaign.show_context,
+        "repeat_share": campaign.repeat_share,
+        "reuse_judgments": campaign.reuse_judgments,
+        "seed": campaign.seed,
+        "aspects": [
+            {"name": a.name, "label": a.label, "levels": a.levels, "perfect": a.perfect}
+            for a in campaign.aspects.all()
+        ],
+    }
+
+
+def _evaltrans_xml_response(campaign: Campaign, stem: str) -> HttpResponse:
+    # Imported here: the corpus formats package is large and only this export needs it.
+    from evaltrans.corpora.formats.evaltrans_xml import write_evaltrans_xml
+
+    corpus = campaign_corpus(campaign=campaign)
+    with tempfile.TemporaryDirectory() as folder:
+        (path,) = write_evaltrans_xml(corpus, Path(folder))
+        data = path.read_bytes()
+    response = HttpResponse(data, content_type="application/xml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{stem}.xml"'
+    return response
