@@ -1,0 +1,106 @@
+"""m-PER and skip-bigram PER: spec §6.2, §6.5, §6.6 and C.2.2 vectors, reference-length rules,
+the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from metrics.core import cli
+from metrics.core.mper import MPER, SkipBigramPER
+
+E, R = "I prefer the plane", "I like the plane"
+
+
+@pytest.mark.parametrize(
+    ("order", "pad", "distance", "length"),
+    [
+        (1, "none", 1, 4), (1, "both", 1, 4),
+        (2, "none", 2, 3), (2, "both", 2, 5),
+        (3, "none", 2, 2), (3, "both", 3, 6),
+        (4, "none", 1, 1), (4, "both", 4, 7),
+    ],
+)
+def test_spec_m_per_vectors(order, pad, distance, length):
+    measure = MPER(tokenize="none", min_ngram=order, max_ngram=order, pad_rule=pad)
+    assert measure.statistics([E], [[R]])[0, :2].tolist() == [distance, length]
+
+
+def test_spec_combined_one_to_four_with_boundaries():
+    measure = MPER(tokenize="none", min_ngram=1, max_ngram=4, pad_rule="both")
+    result = measure.corpus_score([E], [[R]])
+    assert (result.details["distance"], result.details["ref_length"]) == (10, 22)
+    assert result.score == pytest.approx(100 * 10 / 22)
+    assert result.details["orders"]["3"]["distance"] == 3
+
+
+@pytest.mark.parametrize(
+    ("skip", "pad", "distance", "length"),
+    [
+        (0, "none", 2, 3), (1, "none", 3, 5), (2, "none", 3, 6), (4, "none", 3, 6),
+        (0, "both", 2, 5), (1, "both", 4, 9), (2, "both", 5, 12), (4, "both", 5, 15),
+    ],
+)
+def test_spec_skip_bigram_vectors(skip, pad, distance, length):
+    measure = SkipBigramPER(tokenize="none", max_bigram_skip=skip, pad_rule=pad)
+    assert measure.statistics([E], [[R]])[0, :2].tolist() == [distance, length]
+
+
+def test_unigram_m_per_is_per_example():
+    # Spec §6.2: d_PER(we have been there, we were there) = 2, rate 2/3.
+    measure = MPER(tokenize="none", min_ngram=1, max_ngram=1)
+    result = measure.corpus_score(["we have been there"], [["we were there"]])
+    assert result.score == pytest.approx(100 * 2 / 3)
+
+
+@pytest.mark.parametrize(
+    ("hyp", "ref", "d1", "d2"),
+    [
+        ("b a c", "a b c", 0, 2),
+        ("a b c", "a b d e", 2, None),
+        ("a a b", "a b b", 1, None),
+        ("the cat sat on the mat", "the cat is on the mat", 1, 2),
+    ],
+)
+def test_preprocessing_spec_c22_distances(hyp, ref, d1, d2):
+    unigram = MPER(tokenize="none", min_ngram=1, max_ngram=1, pad_rule="none")
+    assert unigram.statistics([hyp], [[ref]])[0, 0] == d1
+    if d2 is not None:
+        bigram = MPER(tokenize="none", min_ngram=2, max_ngram=2, pad_rule="none")
+        assert bigram.statistics([hyp], [[ref]])[0, 0] == d2
+
+
+def test_reference_choice_jointly_or_separately():
+    # Unigrams prefer r1 (d 0 vs 1), bigrams prefer r2 (d 1 vs 2): jointly r1 and r2 tie on
+    # the sum (2 = 2); separately the minima add up to 0 + 1.
+    hyp, refs = "b a c", [["a b c", "b a d"]]
+    joint = MPER(tokenize="none", min_ngram=1, max_ngram=2, pad_rule="none",
+                 ref_length_rule="minimumNearest")
+    separate = MPER(tokenize="none", min_ngram=1, max_ngram=2, pad_rule="none",
+                    ref_length_rule="minimumNearest", choose_references_separately=True)
+    assert joint.statistics([hyp], refs)[0, :2].tolist() == [2, 5]
+    assert separate.statistics([hyp], refs)[0, :2].tolist() == [1, 5]
+
+
+def test_lowest_error_rule_changes_the_numerator():
+    # Spec §4.3 sentence B with unigram PER: r1 "x" (d 1, L 1), r2 "x y z w" (d 2, L 4).
+    measure = MPER(tokenize="none", min_ngram=1, max_ngram=1)
+    assert measure.statistics(["x y"], [["x", "x y z w"]])[0, :2].tolist() == [2, 4]
+    nearest = MPER(tokenize="none", min_ngram=1, max_ngram=1, ref_length_rule="averageNearest")
+    assert nearest.statistics(["x y"], [["x", "x y z w"]])[0, :2].tolist() == [1, 1]
+
+
+def test_empty_hypothesis_and_reference():
+    measure = MPER(tokenize="none")
+    stats = measure.statistics(["", "a b"], [[""], ["a b"]])
+    assert stats[:, :2].tolist() == [[0, 0], [0, 3]]
+
+
+def test_cli_scores_skipper(tmp_path, capsys):
+    hyp, ref = tmp_path / "h", tmp_path / "r"
+    hyp.write_text(E + "\n", encoding="utf-8")
+    ref.write_text(R + "\n", encoding="utf-8")
+    assert cli.main(["score", "--measure", "skipper", "--ref", str(ref), "--hyp", str(hyp),
+                     "--option", "tokenize=none", "--option", "max-bigram-skip=2"]) == 0
+    assert json.loads(capsys.readouterr().out)["score"] == pytest.approx(100 * 5 / 12)
