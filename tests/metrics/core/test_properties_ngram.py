@@ -29,12 +29,25 @@ def test_identical_hypothesis_scores_100(texts, smoothing):
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(SENTENCES, SENTENCES, SENTENCES), min_size=1, max_size=4))
-def test_adding_a_reference_never_lowers_bleu(rows):
+def test_adding_a_reference_never_lowers_matches_nor_bleu_at_the_same_length(rows):
     measure = BLEU(tokenize="none", smoothing="none")
     hyps = [row[0] for row in rows]
-    one = measure.corpus_score(hyps, [[row[1]] for row in rows]).score
-    two = measure.corpus_score(hyps, [[row[1], row[2]] for row in rows]).score
-    assert two >= one - 1e-9
+    one_refs = [[row[1]] for row in rows]
+    two_refs = [[row[1], row[2]] for row in rows]
+    one, two = measure.statistics(hyps, one_refs), measure.statistics(hyps, two_refs)
+    assert (two[:, 2:] >= one[:, 2:]).all()
+    if (one[:, 1] == two[:, 1]).all():  # the closest length did not change
+        assert measure.aggregate(two).score >= measure.aggregate(one).score - 1e-9
+
+
+def test_a_closer_but_longer_reference_can_lower_bleu():
+    # The "adding a reference never lowers BLEU" fails through the brevity penalty:
+    # the new reference is closer in length (6 vs 3 for 5 words) and brings no matches.
+    measure = BLEU(tokenize="none")
+    hyp = ["a b c d e"]
+    one = measure.corpus_score(hyp, [["a b c"]]).score
+    two = measure.corpus_score(hyp, [["a b c", "x x x x x x"]]).score
+    assert two < one
 
 
 @settings(max_examples=60, deadline=None)
