@@ -9,6 +9,7 @@ AssignedItem → Judgment (one per aspect; revisions kept in JudgmentRevision)
 from __future__ import annotations
 
 import hashlib
+import json
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -20,8 +21,10 @@ from evaltrans.corpora.models import Candidate, Reference, Segment, System, Test
 
 
 def text_key(source: str, text: str) -> str:
-    """Key of a (source, candidate text) pair: EvalTrans keys its sentence database by text."""
-    return hashlib.sha256(f"{source.strip()}\x00{text.strip()}".encode()).hexdigest()
+    """Key of a (source, candidate text) pair: EvalTrans keys its sentence database by text.
+    Surrounding whitespace is ignored (as EvalTrans trims); JSON keeps the two parts apart."""
+    pair = json.dumps([source.strip(), text.strip()], ensure_ascii=False)
+    return hashlib.sha256(pair.encode()).hexdigest()
 
 
 class Campaign(models.Model):
