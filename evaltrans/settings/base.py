@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "evaltrans.corpora",
     "judging",
+    "judging.humanscores",
     "metrics",
 ]
 

@@ -1,0 +1,1 @@
+"""Human scores: judgment sets (imported or from campaigns), their statistics and panels."""

@@ -1,0 +1,584 @@
+"""Panel statistics on plain judgments (no Django): what the three human-score panels show.
+
+Built on ``metrics.core.human_scores`` and ``metrics.core.agreement``; what those modules do not
+offer and the panels need is here, each choice documented in docs/human-scores.md ("Panels"):
+
+* **Levels** of a judge's raw scores (thesis Figure 5.3): the scale's levels where it has few
+  (EvalTrans classes, campaign scales), fixed bins for WMT DA (0-100 in tens) and MQM (by the
+  penalty of the errors), otherwise the distinct values or ten equal bins.
+* **Outlier judges**: a judge whose raw mean lies more than :data:`OUTLIER_MADS` scaled median
+  absolute deviations from the median of the judges' means (robust, so the outlier does not
+  hide itself; needs :data:`OUTLIER_MIN_JUDGES` judges).
+* **QC flags** of imported judgments: not normalizable (constant or single score), same level
+  for :data:`SAME_LEVEL_SHARE` of the scores, repeats inconsistent by a judge standard deviation
+  or more on average, degraded references (WMT BAD_REF) not scored below the judge's mean.
+* **Confidence intervals** of Krippendorff's alpha and of Cohen's kappa: percentile bootstrap
+  over items (seeded); of Pearson's r: Fisher z (spec §2.9).
+* **Significance of system differences**: a paired bootstrap over the segments two systems share
+  (Koehn 2004): resample segments with replacement, two-sided p = twice the share of resampled
+  weighted mean differences on the other side of zero.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from metrics.core.agreement import (
+    cohen_kappa,
+    inter_annotator_correlation,
+    intra_judge_consistency,
+    krippendorff_alpha,
+    pairwise_judge_correlations,
+    reliability_data,
+)
+from metrics.core.human_scores import JudgmentLike, normalize_by_judge
+
+FloatArray = npt.NDArray[np.float64]
+
+DEFAULT_SEED = 12345
+OUTLIER_MADS = 2.5
+OUTLIER_MIN_JUDGES = 4
+SAME_LEVEL_SHARE = 0.9
+QC_MIN_JUDGMENTS = 10
+REPEAT_MAX_MEAN_Z = 1.0
+MIN_COMMON_ITEMS = 5
+AGREEMENT_BOOTSTRAP = 200
+SIGNIFICANCE_BOOTSTRAP = 1000
+SIGNIFICANCE_LEVEL = 0.05
+MAX_PAIR_ROWS = 40
+
+FLAG_NOT_NORMALIZABLE = "not normalizable"
+FLAG_SAME_LEVEL = "same level"
+FLAG_INCONSISTENT = "inconsistent repeats"
+FLAG_BAD_REF = "degraded references not lower"
+FLAG_OUTLIER = "outlier mean"
+
+MQM_BINS = (
+    ("0 (no error)", 0.0, 0.0),
+    ("−0.1 to −0.9", -1.0, 0.0),
+    ("−1 to −4.9", -5.0, -1.0),
+    ("−5 to −9.9", -10.0, -5.0),
+    ("−10 to −24.9", -25.0, -10.0),
+    ("−25 or less", -math.inf, -25.0),
+)
+"""(label, low, high) of the MQM bins: ``low < score <= high`` (``0`` alone for no error)."""
+
+
+# ---------------------------------------------------------------- one aspect as columns
+
+
+@dataclass(frozen=True)
+class AspectData:
+    """The judgments of one aspect as parallel lists, with their normalized scores.
+
+    ``z`` comes from the judges' raw scores when every judgment has one, else from the file's z
+    (the ``auto`` rule of ``human_scores``); ``raw`` holds ``nan`` where the file gives none.
+    """
+
+    aspect: str
+    systems: list[str]
+    segments: list[str]
+    judges: list[str]
+    kinds: list[str]
+    raw: FloatArray
+    z: FloatArray
+    z_source: str
+
+    @property
+    def has_raw(self) -> bool:
+        return bool(len(self.raw)) and not bool(np.isnan(self.raw).any())
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(zip(self.systems, self.segments, strict=True))
+
+
+def aspect_data(records: Sequence[JudgmentLike], aspect: str) -> AspectData:
+    """Columns of the records of ``aspect`` (every kind: normalization uses them all)."""
+    rows = [record for record in records if record.aspect == aspect]
+    raw = np.array([np.nan if r.raw is None else r.raw for r in rows], dtype=np.float64)
+    judges = [r.judge for r in rows]
+    if rows and not np.isnan(raw).any():
+        z, source = normalize_by_judge(judges, raw.tolist()).z, "computed"
+    else:
+        z = np.array([np.nan if r.z_given is None else r.z_given for r in rows], dtype=np.float64)
+        source = "given"
+    return AspectData(
+        aspect=aspect,
+        systems=[r.system for r in rows],
+        segments=[r.segment_id for r in rows],
+        judges=judges,
+        kinds=[r.kind for r in rows],
+        raw=raw,
+        z=z,
+        z_source=source,
+    )
+
+
+# ---------------------------------------------------------------- levels
+
+
+@dataclass(frozen=True)
+class Categories:
+    """Ordered level labels (worst first) and the category index of each score."""
+
+    labels: list[str]
+    index: list[int]
+
+
+def scale_categories(scale: Mapping[str, Any], raw: FloatArray) -> Categories:
+    """Put raw scores into the scale's levels or bins (module docstring); nan scores get -1."""
+    kind = scale.get("kind", "auto")
+    values = raw[~np.isnan(raw)]
+    if kind == "levels" and scale.get("values"):
+        levels = [float(v) for v in scale["values"]]
+        extra = sorted(set(values.tolist()) - set(levels))
+        return _by_value(sorted(levels + extra), raw)
+    if kind == "mqm":
+        labels = [label for label, _, _ in reversed(MQM_BINS)]
+        return Categories(labels, [_mqm_bin(value) for value in raw.tolist()])
+    if kind == "da":
+        labels = [f"{low}–{low + 9}" if low < 90 else "90–100" for low in range(0, 100, 10)]
+        index = [-1 if math.isnan(v) else min(max(int(v // 10), 0), 9) for v in raw.tolist()]
+        return Categories(labels, index)
+    distinct = sorted(set(values.tolist()))
+    if len(distinct) <= 12:
+        return _by_value(distinct, raw)
+    return _equal_bins(float(values.min()), float(values.max()), raw)
+
+
+def _by_value(levels: list[float], raw: FloatArray) -> Categories:
+    position = {value: number for number, value in enumerate(levels)}
+    labels = [f"{value:g}" for value in levels]
+    return Categories(labels, [position.get(v, -1) for v in raw.tolist()])
+
+
+def _mqm_bin(value: float) -> int:
+    if math.isnan(value):
+        return -1
+    for number, (_, low, high) in enumerate(MQM_BINS):
+        if (value == 0.0 and high == 0.0 and low == 0.0) or (low < value <= high and low != high):
+            return len(MQM_BINS) - 1 - number
+    return len(MQM_BINS) - 1  # a positive score (bonus) counts as no error
+
+
+def _equal_bins(low: float, high: float, raw: FloatArray, count: int = 10) -> Categories:
+    width = (high - low) / count or 1.0
+    labels = [f"{low + k * width:.3g}–{low + (k + 1) * width:.3g}" for k in range(count)]
+    index = [
+        -1 if math.isnan(v) else min(int((v - low) / width), count - 1) for v in raw.tolist()
+    ]
+    return Categories(labels, index)
+
+
+# ---------------------------------------------------------------- judges
+
+
+@dataclass
+class JudgeSummary:
+    """One judge's numbers for one aspect, for the bias panel's table."""
+
+    judge: str
+    n: int
+    raw_mean: float | None
+    raw_sd: float | None
+    z_mean: float
+    level_counts: list[int]
+    normalizable: bool
+    outlier: bool = False
+    flags: list[str] = field(default_factory=list)
+
+
+def judge_summaries(data: AspectData, categories: Categories) -> list[JudgeSummary]:
+    """Per judge: n, raw mean and sample sd, counts per level, QC flags and the outlier mark."""
+    rows: dict[str, list[int]] = defaultdict(list)
+    for position, judge in enumerate(data.judges):
+        rows[judge].append(position)
+    summaries = []
+    for judge in sorted(rows):
+        index = np.array(rows[judge])
+        raw = data.raw[index]
+        counts = Counter(categories.index[i] for i in rows[judge])
+        known = raw[~np.isnan(raw)]
+        sd = float(np.std(known, ddof=1)) if len(known) > 1 else None
+        summaries.append(
+            JudgeSummary(
+                judge=judge,
+                n=len(index),
+                raw_mean=float(known.mean()) if len(known) else None,
+                raw_sd=sd,
+                z_mean=float(np.nanmean(data.z[index])) if len(index) else 0.0,
+                level_counts=[counts.get(k, 0) for k in range(len(categories.labels))],
+                normalizable=bool(sd) if data.z_source == "computed" else True,
+            )
+        )
+    _mark_outliers(summaries)
+    _flag(summaries, data, rows)
+    return summaries
+
+
+def _mark_outliers(summaries: list[JudgeSummary]) -> None:
+    means = np.array([s.raw_mean for s in summaries if s.raw_mean is not None])
+    if len(means) < OUTLIER_MIN_JUDGES:
+        return
+    median = float(np.median(means))
+    mad = 1.4826 * float(np.median(np.abs(means - median)))
+    if mad <= 0:
+        return
+    for summary in summaries:
+        if summary.raw_mean is not None and abs(summary.raw_mean - median) > OUTLIER_MADS * mad:
+            summary.outlier = True
+            summary.flags.append(FLAG_OUTLIER)
+
+
+def _flag(summaries: list[JudgeSummary], data: AspectData, rows: dict[str, list[int]]) -> None:
+    consistency = {
+        row.judge: row for row in _repeat_consistency(data, scores=data.z).judges if row.n_pairs
+    }
+    for summary in summaries:
+        if not summary.normalizable:
+            summary.flags.append(FLAG_NOT_NORMALIZABLE)
+        counts = summary.level_counts
+        if summary.n >= QC_MIN_JUDGMENTS and max(counts) >= SAME_LEVEL_SHARE * summary.n:
+            summary.flags.append(FLAG_SAME_LEVEL)
+        pairs = consistency.get(summary.judge)
+        if pairs is not None and pairs.n_pairs >= 3 and pairs.mean_absolute_difference >= 1.0:
+            summary.flags.append(FLAG_INCONSISTENT)
+        bad = [data.z[i] for i in rows[summary.judge] if data.kinds[i] == "BAD_REF"]
+        if len(bad) >= 3 and float(np.mean(bad)) >= 0.0:
+            summary.flags.append(FLAG_BAD_REF)
+
+
+# ---------------------------------------------------------------- agreement
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic with its confidence interval (bounds None when there is none)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n}
+
+
+@dataclass
+class Agreement:
+    """Everything the agreement panel shows for one aspect and one unit."""
+
+    unit: str
+    judges: list[str]
+    r_raw: list[list[float | None]]
+    r_normalized: list[list[float | None]]
+    n_common: list[list[int]]
+    iac_raw: Estimate
+    iac_normalized: Estimate
+    alpha_interval: Estimate
+    alpha_ordinal: Estimate
+    kappa: Estimate
+    kappa_pairs: list[dict[str, Any]]
+    repeats: list[dict[str, Any]]
+    repeats_pooled: dict[str, Any] | None
+    shared_items: int
+
+
+def agreement(
+    data: AspectData, *, unit: str = "candidate", seed: int = DEFAULT_SEED
+) -> Agreement:
+    """Judge x judge Pearson's r (raw and normalized), pooled inter-annotator correlation,
+    Krippendorff's alpha, quadratic-weighted Cohen's kappa and intra-judge consistency.
+
+    Args:
+        data: one aspect's judgments.
+        unit: ``"candidate"`` compares judges on the same (system, segment) (thesis Table 8.1);
+            ``"system"`` on their mean score of each system (for sets where no two judges saw
+            the same candidate, like the WMT21 TED MQM ratings).
+        seed: seed of the bootstrap intervals.
+    """
+    scored = [i for i, kind in enumerate(data.kinds) if kind == "SYSTEM"]
+    if unit == "system":
+        items: list[Hashable] = [data.systems[i] for i in scored]
+    else:
+        items = [(data.systems[i], data.segments[i]) for i in scored]
+    judges = [data.judges[i] for i in scored]
+    raw = data.raw[scored]
+    z = data.z[scored]
+    names = sorted(set(judges))
+    r_raw, n_common = _judge_matrix(names, items, judges, raw if data.has_raw else None)
+    r_norm, _ = _judge_matrix(names, items, judges, z)
+    rng = np.random.default_rng(seed)
+    result = Agreement(
+        unit=unit,
+        judges=names,
+        r_raw=r_raw,
+        r_normalized=r_norm,
+        n_common=n_common,
+        iac_raw=_iac(items, raw) if data.has_raw and unit == "candidate" else _none(),
+        iac_normalized=_iac(items, z) if unit == "candidate" else _none(),
+        alpha_interval=_none(),
+        alpha_ordinal=_none(),
+        kappa=_none(),
+        kappa_pairs=[],
+        repeats=[],
+        repeats_pooled=None,
+        shared_items=_shared(items, judges),
+    )
+    if data.has_raw:
+        result.alpha_interval = _alpha(items, judges, raw, "interval", rng)
+        if unit == "candidate":
+            result.alpha_ordinal = _alpha(items, judges, raw, "ordinal", rng)
+            result.kappa, result.kappa_pairs = _kappas(items, judges, raw, rng)
+    _repeats(result, data)
+    return result
+
+
+def _none() -> Estimate:
+    return Estimate(None, None, None, 0)
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def _shared(items: Sequence[Hashable], judges: Sequence[str]) -> int:
+    seen: dict[Hashable, set[str]] = defaultdict(set)
+    for item, judge in zip(items, judges, strict=True):
+        seen[item].add(judge)
+    return sum(1 for names in seen.values() if len(names) > 1)
+
+
+def _judge_matrix(
+    names: list[str],
+    items: Sequence[Hashable],
+    judges: Sequence[str],
+    scores: FloatArray | None,
+) -> tuple[list[list[float | None]], list[list[int]]]:
+    size = len(names)
+    r: list[list[float | None]] = [[None] * size for _ in range(size)]
+    n = [[0] * size for _ in range(size)]
+    for k in range(size):
+        r[k][k] = 1.0
+    if scores is None:
+        return r, n
+    position = {name: k for k, name in enumerate(names)}
+    for pair in pairwise_judge_correlations(items, judges, scores.tolist(), min_common=1):
+        a, b = position[pair.judge_a], position[pair.judge_b]
+        n[a][b] = n[b][a] = pair.n_common
+        if pair.n_common >= MIN_COMMON_ITEMS:
+            r[a][b] = r[b][a] = _finite(pair.r)
+    return r, n
+
+
+def fisher_interval(r: float, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Fisher-z confidence interval of Pearson's r over n pairs (spec §2.9); None if n <= 3."""
+    if n <= 3 or not math.isfinite(r) or abs(r) >= 1.0:
+        return None
+    from scipy.stats import norm
+
+    half = float(norm.ppf(0.5 + confidence / 2.0)) / math.sqrt(n - 3)
+    centre = math.atanh(r)
+    return math.tanh(centre - half), math.tanh(centre + half)
+
+
+def _iac(items: Sequence[Hashable], scores: FloatArray) -> Estimate:
+    correlation = inter_annotator_correlation(items, scores.tolist())
+    if not math.isfinite(correlation.r):
+        return Estimate(None, None, None, correlation.n)
+    # Each item's pairs are counted in both orders: the CI uses the number of unordered pairs.
+    interval = fisher_interval(correlation.r, correlation.n // 2)
+    low, high = interval if interval else (None, None)
+    return Estimate(correlation.r, low, high, correlation.n // 2)
+
+
+def _alpha(
+    items: Sequence[Hashable],
+    judges: Sequence[str],
+    scores: FloatArray,
+    level: str,
+    rng: np.random.Generator,
+) -> Estimate:
+    data = reliability_data(items, judges, scores.tolist())
+    matrix = data.values
+    pairable = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
+    if pairable.shape[1] < 2:
+        return Estimate(None, None, None, int(pairable.shape[1]))
+    value = krippendorff_alpha(pairable, level=level).alpha
+    samples = []
+    columns = pairable.shape[1]
+    for _ in range(AGREEMENT_BOOTSTRAP):
+        pick = rng.integers(0, columns, size=columns)
+        estimate = krippendorff_alpha(pairable[:, pick], level=level).alpha
+        if math.isfinite(estimate):
+            samples.append(estimate)
+    return _with_percentiles(value, samples, columns)
+
+
+def _with_percentiles(value: float, samples: list[float], n: int) -> Estimate:
+    if not math.isfinite(value):
+        return Estimate(None, None, None, n)
+    if len(samples) < 10:
+        return Estimate(value, None, None, n)
+    low, high = np.quantile(samples, [0.025, 0.975])
+    return Estimate(value, float(low), float(high), n)
+
+
+def _first_two(
+    items: Sequence[Hashable], judges: Sequence[str], scores: FloatArray
+) -> dict[Hashable, list[tuple[str, float]]]:
+    """Per item, each judge's first score, in input order."""
+    by_item: dict[Hashable, list[tuple[str, float]]] = defaultdict(list)
+    for item, judge, score in zip(items, judges, scores.tolist(), strict=True):
+        if all(judge != seen for seen, _ in by_item[item]):
+            by_item[item].append((judge, score))
+    return by_item
+
+
+def _kappas(
+    items: Sequence[Hashable],
+    judges: Sequence[str],
+    scores: FloatArray,
+    rng: np.random.Generator,
+) -> tuple[Estimate, list[dict[str, Any]]]:
+    """Pooled quadratic kappa of (first, second judge) per item, and per judge pair."""
+    by_item = _first_two(items, judges, scores)
+    categories = sorted(set(scores.tolist()))
+    pooled = [(v[0][1], v[1][1]) for v in by_item.values() if len(v) >= 2]
+    estimate = _kappa_estimate(pooled, categories, rng)
+    per_pair: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    for values in by_item.values():
+        for (ja, a), (jb, b) in itertools.combinations(sorted(values), 2):
+            per_pair[(ja, jb)].append((a, b))
+    rows = []
+    ranked = sorted(per_pair.items(), key=lambda item: (-len(item[1]), item[0]))
+    for (ja, jb), pairs in ranked[:MAX_PAIR_ROWS]:
+        if len(pairs) < MIN_COMMON_ITEMS:
+            break
+        rows.append({"a": ja, "b": jb, **_kappa_estimate(pairs, categories, rng).as_dict()})
+    return estimate, rows
+
+
+def _kappa_estimate(
+    pairs: list[tuple[float, float]], categories: list[float], rng: np.random.Generator
+) -> Estimate:
+    if len(pairs) < 2:
+        return Estimate(None, None, None, len(pairs))
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    value = cohen_kappa(a, b, weights="quadratic", categories=categories).kappa
+    samples = []
+    for _ in range(AGREEMENT_BOOTSTRAP):
+        pick = rng.integers(0, len(pairs), size=len(pairs))
+        kappa = cohen_kappa(a[pick], b[pick], weights="quadratic", categories=categories).kappa
+        if math.isfinite(kappa):
+            samples.append(kappa)
+    return _with_percentiles(value, samples, len(pairs))
+
+
+def _repeat_consistency(data: AspectData, *, scores: FloatArray) -> Any:
+    order = [i for i, k in enumerate(data.kinds) if k == "SYSTEM"]
+    # Originals first: intra_judge_consistency pairs each later score with the first one.
+    order += [i for i, k in enumerate(data.kinds) if k == "REPEAT"]
+    return intra_judge_consistency(
+        [(data.systems[i], data.segments[i]) for i in order],
+        [data.judges[i] for i in order],
+        scores[order].tolist(),
+    )
+
+
+def _repeats(result: Agreement, data: AspectData) -> None:
+    if "REPEAT" not in data.kinds:
+        return
+    scores = data.raw if data.has_raw else data.z
+    consistency = _repeat_consistency(data, scores=scores)
+    result.repeats = [
+        {
+            "judge": row.judge,
+            "n_pairs": row.n_pairs,
+            "mad": _finite(row.mean_absolute_difference),
+            "r": _finite(row.r),
+        }
+        for row in consistency.judges
+    ]
+    pooled = consistency.pooled
+    result.repeats_pooled = {
+        "n_pairs": pooled.n_pairs,
+        "mad": _finite(pooled.mean_absolute_difference),
+        "r": _finite(pooled.r),
+        "scale": "raw" if data.has_raw else "z",
+    }
+
+
+# ---------------------------------------------------------------- system differences
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """System a minus system b: weighted mean difference over their common segments, p-value."""
+
+    a: str
+    b: str
+    difference: float
+    p: float
+    n: int
+
+    @property
+    def significant(self) -> bool:
+        return self.p < SIGNIFICANCE_LEVEL
+
+
+def paired_bootstrap(
+    sentence: Mapping[str, Mapping[str, float]],
+    weights: Mapping[str, float],
+    *,
+    samples: int = SIGNIFICANCE_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> list[PairTest]:
+    """Paired bootstrap test of every pair of systems (module docstring).
+
+    Args:
+        sentence: system -> segment id -> sentence score.
+        weights: segment id -> weight (1 for unweighted means).
+        samples: bootstrap resamples; the same resampled segments serve every pair.
+        seed: the generator's seed.
+
+    Returns:
+        One test per ordered pair (a before b in name order); ``p`` is 1 with fewer than two
+        common segments.
+    """
+    systems = sorted(sentence)
+    segments = sorted({seg for scores in sentence.values() for seg in scores})
+    column = {seg: k for k, seg in enumerate(segments)}
+    h = np.full((len(systems), len(segments)), np.nan)
+    for row, system in enumerate(systems):
+        for seg, value in sentence[system].items():
+            h[row, column[seg]] = value
+    w = np.array([float(weights.get(seg, 0.0)) for seg in segments])
+    index = np.random.default_rng(seed).integers(0, max(len(segments), 1), (samples, len(segments)))
+    tests = []
+    for a, b in itertools.combinations(range(len(systems)), 2):
+        mask = ~np.isnan(h[a]) & ~np.isnan(h[b]) & (w > 0)
+        n = int(mask.sum())
+        if n < 2:
+            tests.append(PairTest(systems[a], systems[b], math.nan, 1.0, n))
+            continue
+        weight = np.where(mask, w, 0.0)
+        diff = np.where(mask, h[a] - h[b], 0.0)
+        observed = float((weight * diff).sum() / weight.sum())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resampled = (weight[index] * diff[index]).sum(axis=1) / weight[index].sum(axis=1)
+        resampled = resampled[np.isfinite(resampled)]
+        below = float(np.mean(resampled <= 0.0))
+        above = float(np.mean(resampled >= 0.0))
+        p = min(1.0, 2.0 * min(below, above))
+        tests.append(PairTest(systems[a], systems[b], observed, p, n))
+    return tests

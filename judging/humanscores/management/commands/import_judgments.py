@@ -1,0 +1,91 @@
+"""python manage.py import_judgments FORMAT [FILE] --name NAME [--test-set TESTSET]
+[--judge-stats FILE] (see docs/human-scores.md)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from evaltrans.corpora.formats.base import CorpusFormatError, InputFile
+from evaltrans.corpora.models import TestSet
+from judging.humanscores.services import (
+    FILE_REQUIRED,
+    IMPORT_FORMATS,
+    JudgmentImportError,
+    judgmentset_import_file,
+    judgmentset_import_test_set,
+)
+
+NO_SUCH_FILE = "{path}: no such file"
+FILE_TOO_LARGE = (
+    "{path}: {size:,} bytes is above the limit of {limit:,} bytes (CORPUS_UPLOAD_MAX_BYTES)"
+)
+NO_SUCH_TEST_SET = "no test set named {name!r}"
+_VERSIONED = re.compile(r"^(?P<name>.+) v(?P<version>\d+)$")
+
+
+class Command(BaseCommand):
+    help = "Import human judgments made elsewhere as a judgment set."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("format", choices=IMPORT_FORMATS)
+        parser.add_argument(
+            "file",
+            nargs="?",
+            help="The judgments file; evaltrans-xml may omit it and read --test-set's <eval>s.",
+        )
+        parser.add_argument("--name", required=True, help="Name of the new judgment set.")
+        parser.add_argument(
+            "--test-set",
+            help="Attach to this test set (NAME for its latest version, or 'NAME vN'); the "
+            "file's systems, segment ids and sources are checked against it.",
+        )
+        parser.add_argument("--judge-stats", help="wmt-da-csv: the judges' mean/sd file.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        import_format = options["format"]
+        try:
+            test_set = _test_set(options["test_set"])
+            if options["file"] is None:
+                if import_format != "evaltrans-xml" or test_set is None:
+                    raise CommandError(FILE_REQUIRED.format(format=import_format))
+                result = judgmentset_import_test_set(test_set=test_set, name=options["name"])
+            else:
+                result = judgmentset_import_file(
+                    import_format=import_format,
+                    file=_read(options["file"]),
+                    name=options["name"],
+                    test_set=test_set,
+                    judge_stats=_read(options["judge_stats"]) if options["judge_stats"] else None,
+                )
+        except (CorpusFormatError, JudgmentImportError) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(self.style.SUCCESS(result.summary))
+
+
+def _test_set(name: str | None) -> TestSet | None:
+    if not name:
+        return None
+    found = TestSet.objects.filter(name=name).order_by("-version").first()
+    match = _VERSIONED.match(name)
+    if found is None and match:
+        found = TestSet.objects.filter(
+            name=match["name"], version=int(match["version"])
+        ).first()
+    if found is None:
+        raise CommandError(NO_SUCH_TEST_SET.format(name=name))
+    return found
+
+
+def _read(path: str) -> InputFile:
+    file = Path(path)
+    if not file.is_file():
+        raise CommandError(NO_SUCH_FILE.format(path=path))
+    size, limit = file.stat().st_size, settings.CORPUS_UPLOAD_MAX_BYTES
+    if size > limit:
+        raise CommandError(FILE_TOO_LARGE.format(path=path, size=size, limit=limit))
+    return InputFile(name=file.name, data=file.read_bytes())

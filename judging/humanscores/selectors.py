@@ -1,0 +1,412 @@
+"""Reads for human scores: judgments of a judgment set or a campaign as plain records, and
+the data of the three panels (one query per source, then numpy; no per-row queries).
+
+A *source* is an imported judgment set (:class:`~.models.JudgmentSet`) or a campaign of the
+judging app, whose judgments come from ``judging.selectors.campaign_judgment_rows``. Names are
+resolved imported sets first, then campaigns (import refuses a campaign's name).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count
+
+from evaltrans.corpora.models import Reference, TestSet
+from judging import selectors as judging_selectors
+from judging.models import Campaign
+from judging.qc import judge_quality
+from metrics.core.human_scores import SCORED_KINDS, HumanScores, human_scores
+
+from . import analysis
+from .models import ExternalJudgment, JudgmentSet
+
+SOURCE_SET = "set"
+SOURCE_CAMPAIGN = "campaign"
+SOURCE_KINDS = (SOURCE_SET, SOURCE_CAMPAIGN)
+CAMPAIGN_KINDS = ("SYSTEM",)
+"""Kinds scored for a campaign: its planted repeats only measure consistency (judging app)."""
+PREFERRED_ASPECTS = ("adequacy+fluency", "adequacy", "mqm", "fluency")
+
+UNKNOWN_SOURCE = "no judgment set or campaign named {name!r}"
+
+
+class HumanSourceError(LookupError):
+    """No such judgment set or campaign; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One judgment as the statistics read it (``metrics.core.human_scores.JudgmentLike``)."""
+
+    system: str
+    segment_id: str
+    judge: str
+    aspect: str
+    raw: float | None
+    z_given: float | None
+    kind: str
+
+
+@dataclass
+class HumanSource:
+    """The judgments of one set or campaign, and what the panels need besides them."""
+
+    kind: str
+    pk: int
+    name: str
+    label: str
+    test_set: TestSet | None
+    records: list[Judgment]
+    scales: dict[str, dict[str, Any]]
+    judge_seconds: dict[str, float]
+    judge_flags: dict[str, list[str]] = field(default_factory=dict)
+    scored_kinds: tuple[str, ...] = SCORED_KINDS
+    segment_links: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def aspects(self) -> list[str]:
+        present = sorted({record.aspect for record in self.records})
+        return sorted(present, key=_aspect_rank)
+
+    @property
+    def score_aspects(self) -> list[str]:
+        """Aspects the ranking offers: A+F too when both parts are present."""
+        aspects = self.aspects
+        if "adequacy" in aspects and "fluency" in aspects:
+            return ["adequacy+fluency", *aspects]
+        return aspects
+
+    @property
+    def default_weighting(self) -> str:
+        """Reference-length weighting (spec §1.4) where a test set gives lengths."""
+        return "reference" if self.test_set is not None else "none"
+
+
+def _aspect_rank(aspect: str) -> tuple[int, str]:
+    rank = PREFERRED_ASPECTS.index(aspect) if aspect in PREFERRED_ASPECTS else 99
+    return (rank, aspect)
+
+
+# ---------------------------------------------------------------- sources
+
+
+def human_source_list() -> list[dict[str, Any]]:
+    """Every judgment set and campaign, for the index page."""
+    rows: list[dict[str, Any]] = []
+    for judgment_set in JudgmentSet.objects.select_related("test_set"):
+        rows.append(
+            {
+                "kind": SOURCE_SET,
+                "pk": judgment_set.pk,
+                "name": judgment_set.name,
+                "origin": judgment_set.get_source_format_display(),
+                "test_set": judgment_set.test_set,
+                "judgments": judgment_set.metadata.get("judgments", 0),
+                "judges": judgment_set.metadata.get("judges", 0),
+                "aspects": judgment_set.metadata.get("aspects", []),
+            }
+        )
+    campaigns = Campaign.objects.select_related("test_set").annotate(
+        judges_count=Count("judges", distinct=True)
+    )
+    for campaign in campaigns:
+        rows.append(
+            {
+                "kind": SOURCE_CAMPAIGN,
+                "pk": campaign.pk,
+                "name": campaign.name,
+                "origin": "Campaign",
+                "test_set": campaign.test_set,
+                "judgments": None,
+                "judges": campaign.judges_count,
+                "aspects": list(campaign.aspects.values_list("name", flat=True)),
+            }
+        )
+    return sorted(rows, key=lambda row: row["name"].lower())
+
+
+def judgmentsets_for_test_set(*, test_set: TestSet) -> list[JudgmentSet]:
+    """The judgment sets attached to a test set (for its page's links)."""
+    return list(JudgmentSet.objects.filter(test_set=test_set).order_by("name"))
+
+
+def human_source_get(*, kind: str, pk: int) -> HumanSource:
+    """Load a source by kind and id.
+
+    Raises:
+        JudgmentSet.DoesNotExist, Campaign.DoesNotExist: no such source.
+    """
+    if kind == SOURCE_CAMPAIGN:
+        return _campaign_source(Campaign.objects.select_related("test_set").get(pk=pk))
+    return _set_source(JudgmentSet.objects.select_related("test_set").get(pk=pk))
+
+
+def human_source_by_name(*, name: str) -> HumanSource:
+    """Load a source by name: an imported set, else a campaign.
+
+    Raises:
+        HumanSourceError: neither exists.
+    """
+    judgment_set = JudgmentSet.objects.select_related("test_set").filter(name=name).first()
+    if judgment_set is not None:
+        return _set_source(judgment_set)
+    campaign = Campaign.objects.select_related("test_set").filter(name=name).first()
+    if campaign is not None:
+        return _campaign_source(campaign)
+    raise HumanSourceError(UNKNOWN_SOURCE.format(name=name))
+
+
+def _set_source(judgment_set: JudgmentSet) -> HumanSource:
+    rows = ExternalJudgment.objects.filter(judgment_set=judgment_set).values_list(
+        "system", "segment_key", "judge", "aspect", "raw", "z_given", "kind", "segment_id"
+    )
+    records = []
+    links: dict[str, int] = {}
+    for system, key, judge, aspect, raw, z_given, kind, segment_pk in rows.iterator(
+        chunk_size=5000
+    ):
+        records.append(Judgment(system, key, judge, aspect, raw, z_given, kind))
+        if segment_pk is not None:
+            links[key] = segment_pk
+    meta = judgment_set.metadata
+    return HumanSource(
+        kind=SOURCE_SET,
+        pk=judgment_set.pk,
+        name=judgment_set.name,
+        label=judgment_set.get_source_format_display(),
+        test_set=judgment_set.test_set,
+        records=records,
+        scales=dict(meta.get("scales", {})),
+        judge_seconds={k: float(v) for k, v in meta.get("judge_seconds", {}).items()},
+        segment_links=links,
+    )
+
+
+def campaign_records(*, campaign: Campaign) -> list[Judgment]:
+    """A campaign's judgments as records: the segment id is the segment's ``seg_id`` (its
+    1-based position without one); a planted repeat is REPEAT, the reference judged as a system
+    is REF (quality control), the rest SYSTEM."""
+    return _campaign_records(judging_selectors.campaign_judgment_rows(campaign=campaign))
+
+
+def _campaign_records(rows: list[dict[str, Any]]) -> list[Judgment]:
+    records = []
+    for row in rows:
+        kind = "REPEAT" if row["is_repeat"] else "REF" if row["kind"] == "reference" else "SYSTEM"
+        records.append(
+            Judgment(
+                system=row["system"],
+                segment_id=row["seg_id"] or str(row["segment_index"] + 1),
+                judge=row["judge"],
+                aspect=row["aspect"],
+                raw=float(row["score"]),
+                z_given=None,
+                kind=kind,
+            )
+        )
+    return records
+
+
+def _campaign_source(campaign: Campaign) -> HumanSource:
+    rows = judging_selectors.campaign_judgment_rows(campaign=campaign)
+    records = _campaign_records(rows)
+    aspects = list(campaign.aspects.all())
+    seconds: dict[str, float] = defaultdict(float)
+    qc_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    seen: set[tuple[Any, ...]] = set()
+    for row in rows:
+        # An item stands for every system with the same output: count its judgment once.
+        key = (row["item"], row["judge"], row["aspect"], row["is_repeat"], row["reused"])
+        if key in seen or row["reused"]:
+            continue
+        seen.add(key)
+        seconds[row["judge"]] += row["active_ms"] / 1000.0
+        qc_rows[row["judge"]].append(
+            {
+                "assigned_item__item_id": row["item"],
+                "assigned_item__is_repeat": row["is_repeat"],
+                "assigned_item__item__kind": row["kind"],
+                "aspect__name": row["aspect"],
+                "score": row["score"],
+                "active_ms": row["active_ms"],
+            }
+        )
+    flags = {
+        judge: judge_quality(campaign=campaign, judgments=rows).flags
+        for judge, rows in qc_rows.items()
+    }
+    keys = {
+        seg_id or str(index + 1): pk
+        for pk, index, seg_id in campaign.test_set.segments.values_list("pk", "index", "seg_id")
+    }
+    judged = {record.segment_id for record in records}
+    return HumanSource(
+        kind=SOURCE_CAMPAIGN,
+        pk=campaign.pk,
+        name=campaign.name,
+        label="Campaign",
+        test_set=campaign.test_set,
+        records=records,
+        scales={a.name: {"kind": "levels", "values": sorted(a.values)} for a in aspects},
+        judge_seconds=dict(seconds),
+        judge_flags=flags,
+        scored_kinds=CAMPAIGN_KINDS,
+        segment_links={key: pk for key, pk in keys.items() if key in judged},
+    )
+
+
+# ---------------------------------------------------------------- scores
+
+
+def reference_lengths(*, source: HumanSource) -> dict[str, float] | None:
+    """Segment id -> mean reference length in words (whitespace tokens), for the segments of
+    an attached source; None without a test set."""
+    if source.test_set is None:
+        return None
+    by_segment: dict[int, list[int]] = defaultdict(list)
+    references = Reference.objects.filter(segment__test_set=source.test_set).values_list(
+        "segment_id", "text"
+    )
+    for segment_pk, text in references.iterator(chunk_size=5000):
+        by_segment[segment_pk].append(len(text.split()))
+    return {
+        key: sum(by_segment[pk]) / len(by_segment[pk])
+        for key, pk in source.segment_links.items()
+        if by_segment.get(pk)
+    }
+
+
+def source_human_scores(
+    *,
+    source: HumanSource,
+    aspect: str,
+    weighting: str | None = None,
+    statistic: str = "mean",
+    sd: str = "sample",
+    bootstrap_samples: int = 1000,
+    seed: int = 12345,
+) -> HumanScores:
+    """``human_scores`` of a source: reference lengths from its test set when weighted by
+    reference, the source's scored kinds.
+
+    Raises:
+        HumanScoresError: bad options, unknown aspect, or lengths missing.
+    """
+    weighting = weighting or source.default_weighting
+    lengths = reference_lengths(source=source) if weighting == "reference" else None
+    return human_scores(
+        source.records,
+        aspect=aspect,
+        sentence_statistic=statistic,
+        weighting=weighting,
+        reference_lengths=lengths,
+        sd=sd,
+        kinds=source.scored_kinds,
+        bootstrap_samples=bootstrap_samples,
+        seed=seed,
+    )
+
+
+# ---------------------------------------------------------------- panels
+
+
+def judge_bias_panel(*, source: HumanSource, aspect: str) -> dict[str, Any]:
+    """Per judge: counts per level (raw), z-scores, the statistics table with QC flags."""
+    data = analysis.aspect_data(source.records, aspect)
+    categories = analysis.scale_categories(source.scales.get(aspect, {}), data.raw)
+    summaries = analysis.judge_summaries(data, categories)
+    z_by_judge: dict[str, list[float]] = defaultdict(list)
+    for judge, value in zip(data.judges, data.z.tolist(), strict=True):
+        if math.isfinite(value):
+            z_by_judge[judge].append(value)
+    for summary in summaries:
+        for flag in source.judge_flags.get(summary.judge, []):
+            if flag not in summary.flags:
+                summary.flags.append(flag)
+    return {
+        "aspect": aspect,
+        "levels": categories.labels,
+        "has_raw": data.has_raw,
+        "z_source": data.z_source,
+        "judges": [
+            {
+                "judge": s.judge,
+                "n": s.n,
+                "raw_mean": s.raw_mean,
+                "raw_sd": s.raw_sd,
+                "z_mean": s.z_mean,
+                "counts": s.level_counts,
+                "z": z_by_judge[s.judge],
+                "normalizable": s.normalizable,
+                "outlier": s.outlier,
+                "flags": s.flags,
+                "seconds": source.judge_seconds.get(s.judge),
+            }
+            for s in summaries
+        ],
+    }
+
+
+def judge_judgments(*, source: HumanSource, judge: str) -> list[dict[str, Any]]:
+    """A judge's judgments with their z per aspect, ordered by segment, system, aspect."""
+    rows = []
+    for aspect in source.aspects:
+        data = analysis.aspect_data(source.records, aspect)
+        for k, name in enumerate(data.judges):
+            if name != judge:
+                continue
+            raw = float(data.raw[k])
+            rows.append(
+                {
+                    "system": data.systems[k],
+                    "segment": data.segments[k],
+                    "aspect": aspect,
+                    "raw": None if math.isnan(raw) else raw,
+                    "z": float(data.z[k]),
+                    "kind": data.kinds[k],
+                    "segment_pk": source.segment_links.get(data.segments[k]),
+                }
+            )
+    rows.sort(key=lambda r: (_natural(r["segment"]), r["system"], r["aspect"], r["kind"]))
+    return rows
+
+
+def agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> dict[str, Any]:
+    """Agreement of one aspect; ``unit`` None picks candidates when two judges share one."""
+    data = analysis.aspect_data(source.records, aspect)
+    chosen = unit if unit in ("candidate", "system") else "candidate"
+    result = analysis.agreement(data, unit=chosen)
+    fallback = False
+    if unit is None and result.shared_items == 0:
+        result, fallback = analysis.agreement(data, unit="system"), True
+    return {"aspect": aspect, "agreement": result, "fallback": fallback, "has_raw": data.has_raw}
+
+
+def ranking_panel(*, source: HumanSource, aspect: str, weighting: str | None) -> dict[str, Any]:
+    """Systems by human score (raw and normalized) with CIs, and paired significance tests."""
+    scores = source_human_scores(source=source, aspect=aspect, weighting=weighting)
+    used = weighting or source.default_weighting
+    lengths = reference_lengths(source=source) if used == "reference" else None
+    raw: dict[str, dict[str, float]] = defaultdict(dict)
+    normalized: dict[str, dict[str, float]] = defaultdict(dict)
+    for segment in scores.segments:
+        normalized[segment.system][segment.segment_id] = segment.normalized
+        if segment.raw is not None:
+            raw[segment.system][segment.segment_id] = segment.raw
+    segment_ids = {segment.segment_id for segment in scores.segments}
+    weights = {seg: (lengths or {}).get(seg, 0.0) if lengths else 1.0 for seg in segment_ids}
+    return {
+        "aspect": aspect,
+        "weighting": used,
+        "scores": scores,
+        "tests_raw": analysis.paired_bootstrap(raw, weights) if raw else [],
+        "tests_normalized": analysis.paired_bootstrap(normalized, weights),
+    }
+
+
+def _natural(segment_id: str) -> tuple[int, int | str]:
+    return (0, int(segment_id)) if segment_id.isdigit() else (1, segment_id)

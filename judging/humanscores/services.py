@@ -1,0 +1,377 @@
+"""Writes on judgment sets: importing external judgments (parse → validate → store).
+
+Every import parses and validates the whole input first (the parsers in ``judging.formats``
+raise ``CorpusFormatError`` naming file and line) and stores in one transaction, so bad input
+changes nothing, as for corpus imports.
+
+Attaching to a test set (``test_set=``) is checked, never assumed: every system must be a system
+or a reference label of the test set, every segment id one of its segment ids, and where the file
+carries the source sentences (MQM TSV, EvalTrans XML) each must equal the test set's source of
+that segment. A WMT DA file carries no text, so its ids cannot be checked (the WMT21 file numbers
+segments in an order of its own): it is always kept as a stand-alone set keyed by system and
+segment id.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from evaltrans.corpora.formats.base import CorpusData, InputFile
+from evaltrans.corpora.formats.evaltrans_xml import parse_evaltrans_xml
+from evaltrans.corpora.models import RawEvaluation, Reference, Segment, TestSet
+from evaltrans.corpora.selectors import testset_corpus_data
+from judging.formats import JudgmentRecord, check_unique
+from judging.formats.evaltrans import levels_from_metadata, records_from_corpus
+from judging.formats.mqm import ASPECTS as MQM_ASPECTS
+from judging.formats.mqm import mqm_records, parse_mqm_errors, strip_spans
+from judging.formats.wmt_da import parse_wmt_da_csv
+from judging.models import Campaign
+
+from .models import ExternalJudgment, JudgmentSet
+
+IMPORT_FORMATS = tuple(choice.value for choice in JudgmentSet.SourceFormat)
+
+NAME_REQUIRED = "a judgment set needs a name"
+NAME_TAKEN = "a judgment set named {name!r} exists already; nothing was imported"
+NAME_IS_CAMPAIGN = (
+    "{name!r} is the name of a campaign (its judgments are a judgment set already); "
+    "choose another name"
+)
+UNKNOWN_FORMAT = "unknown judgments format {format!r} (known: {known})"
+FILE_REQUIRED = "{format} needs a FILE"
+JUDGE_STATS_ONLY_DA = "--judge-stats belongs to wmt-da-csv only"
+NO_RECORDS = "{file}: no judgments found; nothing was imported"
+DA_NOT_ATTACHABLE = (
+    "{file}: WMT DA rows carry no source text, so their segment ids cannot be checked against "
+    "test set {test_set}; import without --test-set (the set is kept by system and segment id)"
+)
+NO_EVALUATIONS = "test set {test_set} has no EvalTrans <eval> judgments to import"
+NOT_EVALTRANS = (
+    "test set {test_set} was imported from {format}, not evaltrans-xml; give the EvalTrans XML FILE"
+)
+AMBIGUOUS_IDS = (
+    "test set {test_set} has no unique segment ids (id {seg_id!r} is used {count} times), so "
+    "judgments cannot be attached to it; import without --test-set"
+)
+UNKNOWN_SEGMENT = "segment id {seg_id!r} is not a segment of test set {test_set}"
+UNKNOWN_SYSTEM = "system {system!r} is neither a system nor a reference of test set {test_set}"
+SOURCE_DIFFERS = (
+    "segment {seg_id}: the source differs from test set {test_set}'s segment {seg_id} "
+    "({ours!r} vs {theirs!r}); the file does not belong to that test set"
+)
+
+BULK_BATCH = 2000
+# Scales the panels bin raw scores by (see analysis.scale_categories).
+SCALE_DA = {"kind": "da", "low": 0, "high": 100}
+SCALE_MQM = {"kind": "mqm"}
+
+
+class JudgmentImportError(ValueError):
+    """Import refused; ``str(error)`` is the message for the user."""
+
+
+@dataclass(frozen=True)
+class JudgmentImportResult:
+    judgment_set: JudgmentSet
+    count: int
+
+    @property
+    def summary(self) -> str:
+        meta = self.judgment_set.metadata
+        text = (
+            f"Imported judgment set {self.judgment_set.name!r}: {self.count} judgments by "
+            f"{meta['judges']} judges of {meta['systems']} systems on {meta['segments']} "
+            f"segments (aspects: {', '.join(meta['aspects'])})"
+        )
+        if self.judgment_set.test_set is not None:
+            return f"{text}; attached to test set {self.judgment_set.test_set}."
+        return f"{text}; not attached to a test set."
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """Records of a file plus what attaching and the panels need."""
+
+    records: list[JudgmentRecord]
+    sources: dict[str, str]
+    scales: dict[str, dict[str, Any]]
+    judge_seconds: dict[str, float]
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def judgmentset_import_file(
+    *,
+    import_format: str,
+    file: InputFile,
+    name: str,
+    test_set: TestSet | None = None,
+    judge_stats: InputFile | None = None,
+    user: AbstractBaseUser | None = None,
+) -> JudgmentImportResult:
+    """Parse one judgments file and store it as a judgment set.
+
+    Args:
+        import_format: ``wmt-da-csv``, ``mqm-tsv`` or ``evaltrans-xml``.
+        file: the file (name for messages, bytes).
+        name: the new set's unique name.
+        test_set: attach to this test set (checked: see the module docstring).
+        judge_stats: WMT DA ``*-trk-mean-sd.txt``, giving raw scores.
+        user: who imports (kept on the set).
+
+    Raises:
+        CorpusFormatError: bad input, naming file and line.
+        JudgmentImportError: name taken, ids not those of ``test_set``, and the like.
+    """
+    _check_name(name)
+    if judge_stats is not None and import_format != "wmt-da-csv":
+        raise JudgmentImportError(JUDGE_STATS_ONLY_DA)
+    if import_format == "wmt-da-csv":
+        if test_set is not None:
+            raise JudgmentImportError(DA_NOT_ATTACHABLE.format(file=file.name, test_set=test_set))
+        parsed = _parse_da(file, judge_stats)
+    elif import_format == "mqm-tsv":
+        parsed = _parse_mqm(file)
+    elif import_format == "evaltrans-xml":
+        parsed = _parse_evaltrans(
+            parse_evaltrans_xml(file=file, source_lang="", target_lang=""), file.name
+        )
+    else:
+        known = ", ".join(IMPORT_FORMATS)
+        raise JudgmentImportError(UNKNOWN_FORMAT.format(format=import_format, known=known))
+    check_unique(file, parsed.records)
+    return _store(
+        name=name.strip(),
+        import_format=import_format,
+        file_name=file.name + (f" + {judge_stats.name}" if judge_stats else ""),
+        parsed=parsed,
+        test_set=test_set,
+        note="ids and source sentences checked against the test set",
+        user=user,
+    )
+
+
+def judgmentset_import_test_set(
+    *, test_set: TestSet, name: str, user: AbstractBaseUser | None = None
+) -> JudgmentImportResult:
+    """Store the ``<eval>`` judgments kept with a test set imported from EvalTrans XML.
+
+    The test set's RawEvaluation rows and ``metadata["levels"]`` are the source; the set is
+    attached to that test set by construction.
+
+    Raises:
+        CorpusFormatError: a value above its class' last level.
+        JudgmentImportError: not an EvalTrans test set, no evaluations, name taken.
+    """
+    _check_name(name)
+    if test_set.import_format != "evaltrans-xml":
+        raise JudgmentImportError(
+            NOT_EVALTRANS.format(test_set=test_set, format=test_set.import_format)
+        )
+    if not RawEvaluation.objects.filter(segment__test_set=test_set).exists():
+        raise JudgmentImportError(NO_EVALUATIONS.format(test_set=test_set))
+    source_name = f"test set {test_set}"
+    parsed = _parse_evaltrans(testset_corpus_data(test_set=test_set), source_name)
+    check_unique(InputFile(source_name, b""), parsed.records)
+    return _store(
+        name=name.strip(),
+        import_format="evaltrans-xml",
+        file_name="",
+        parsed=parsed,
+        test_set=test_set,
+        note="the test set's own <eval> judgments",
+        user=user,
+    )
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def _parse_da(file: InputFile, judge_stats: InputFile | None) -> _Parsed:
+    records = parse_wmt_da_csv(file, judge_stats=judge_stats)
+    # WMT gives the time of a whole HIT on each of its rows: a judge's time is the sum over
+    # their distinct HITs.
+    hits: dict[str, dict[str, float]] = defaultdict(dict)
+    for record in records:
+        hit, seconds = record.extra.get("HITId"), _float(record.extra.get("time"))
+        if hit is not None and seconds is not None:
+            hits[record.judge][str(hit)] = seconds
+    seconds_by_judge = {judge: sum(times.values()) for judge, times in hits.items()}
+    scales = {aspect: dict(SCALE_DA) for aspect in {record.aspect for record in records}}
+    return _Parsed(records, {}, scales, seconds_by_judge)
+
+
+def _parse_mqm(file: InputFile) -> _Parsed:
+    errors = parse_mqm_errors(file)
+    sources = {}
+    for error in errors:
+        if error.source:
+            sources.setdefault(error.seg_id, strip_spans(error.source))
+    scales = {aspect: dict(SCALE_MQM) for aspect in MQM_ASPECTS}
+    return _Parsed(mqm_records(errors), sources, scales, {})
+
+
+def _parse_evaltrans(corpus: CorpusData, source_name: str) -> _Parsed:
+    levels = levels_from_metadata(corpus.metadata.get("levels"), source_name=source_name)
+    records = records_from_corpus(corpus, levels=levels, source_name=source_name)
+    sources = {
+        segment.seg_id or str(position): segment.source
+        for position, segment in enumerate(corpus.segments, 1)
+    }
+    scales = {
+        name: {"kind": "levels", "values": list(range(level.firstvalid, level.count))}
+        for name, level in levels.items()
+    }
+    return _Parsed(records, sources, scales, {})
+
+
+def _float(value: object) -> float | None:
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+# ---------------------------------------------------------------- storing
+
+
+def _check_name(name: str) -> None:
+    name = name.strip()
+    if not name:
+        raise JudgmentImportError(NAME_REQUIRED)
+    if JudgmentSet.objects.filter(name=name).exists():
+        raise JudgmentImportError(NAME_TAKEN.format(name=name))
+    if Campaign.objects.filter(name=name).exists():
+        raise JudgmentImportError(NAME_IS_CAMPAIGN.format(name=name))
+
+
+@transaction.atomic
+def _store(
+    *,
+    name: str,
+    import_format: str,
+    file_name: str,
+    parsed: _Parsed,
+    test_set: TestSet | None,
+    note: str,
+    user: AbstractBaseUser | None,
+) -> JudgmentImportResult:
+    records = parsed.records
+    if not records:
+        raise JudgmentImportError(NO_RECORDS.format(file=file_name or name))
+    segments: Mapping[str, Segment] = {}
+    if test_set is not None:
+        segments = segments_match(
+            test_set=test_set,
+            records=records,
+            sources=parsed.sources,
+            file_name=file_name or f"test set {test_set}",
+        )
+    judgment_set = JudgmentSet(
+        name=name,
+        source_format=import_format,
+        file_name=file_name[:255],
+        test_set=test_set,
+        attachment_note=note if test_set is not None else "",
+        metadata=_metadata(records, parsed),
+        created_by=user if user is not None and user.is_authenticated else None,
+    )
+    judgment_set.full_clean()
+    judgment_set.save()
+    ExternalJudgment.objects.bulk_create(
+        (
+            ExternalJudgment(
+                judgment_set=judgment_set,
+                system=record.system,
+                segment_key=record.segment_id,
+                segment=segments.get(record.segment_id),
+                judge=record.judge,
+                aspect=record.aspect,
+                raw=record.raw,
+                z_given=record.z_given,
+                kind=record.kind,
+                extra=record.extra,
+            )
+            for record in records
+        ),
+        batch_size=BULK_BATCH,
+    )
+    return JudgmentImportResult(judgment_set, len(records))
+
+
+def _metadata(records: list[JudgmentRecord], parsed: _Parsed) -> dict[str, Any]:
+    aspects = sorted({record.aspect for record in records})
+    return {
+        "aspects": aspects,
+        "judges": len({record.judge for record in records}),
+        "systems": len({record.system for record in records}),
+        "segments": len({record.segment_id for record in records}),
+        "judgments": len(records),
+        "scales": {aspect: parsed.scales.get(aspect, {"kind": "auto"}) for aspect in aspects},
+        "judge_seconds": parsed.judge_seconds,
+    }
+
+
+def segments_match(
+    *,
+    test_set: TestSet,
+    records: Iterable[JudgmentRecord],
+    sources: Mapping[str, str],
+    file_name: str,
+) -> dict[str, Segment]:
+    """The test set's segment of each record's segment id, after checking that the ids,
+    system names and (where known) source sentences are the test set's.
+
+    A segment's id is its ``seg_id``, or its 1-based position when it has none (as the
+    EvalTrans reader numbers segments).
+
+    Raises:
+        JudgmentImportError: ambiguous ids in the test set, or a record that does not match.
+    """
+    by_key: dict[str, Segment] = {}
+    counts: dict[str, int] = defaultdict(int)
+    for segment in Segment.objects.filter(test_set=test_set).only("pk", "index", "seg_id", "source"):
+        key = segment.seg_id or str(segment.index + 1)
+        counts[key] += 1
+        by_key[key] = segment
+    for key, count in counts.items():
+        if count > 1:
+            raise JudgmentImportError(
+                AMBIGUOUS_IDS.format(test_set=test_set, seg_id=key, count=count)
+            )
+    targets = set(test_set.systems.values_list("name", flat=True))
+    targets |= set(
+        Reference.objects.filter(segment__test_set=test_set).values_list("label", flat=True)
+    )
+    for record in records:
+        if record.segment_id not in by_key:
+            _refuse(
+                file_name,
+                record,
+                UNKNOWN_SEGMENT.format(seg_id=record.segment_id, test_set=test_set),
+            )
+        if record.system not in targets:
+            _refuse(
+                file_name, record, UNKNOWN_SYSTEM.format(system=record.system, test_set=test_set)
+            )
+    for key, source in sources.items():
+        theirs = by_key[key].source if key in by_key else None
+        if theirs is not None and theirs.strip() != source.strip():
+            message = SOURCE_DIFFERS.format(
+                seg_id=key, test_set=test_set, ours=source[:60], theirs=theirs[:60]
+            )
+            raise JudgmentImportError(f"{file_name}: {message}")
+    return by_key
+
+
+def _refuse(file_name: str, record: JudgmentRecord, message: str) -> None:
+    line = record.extra.get("line")
+    where = f"{file_name}, line {line}" if isinstance(line, int) else file_name
+    raise JudgmentImportError(f"{where}: {message}")
