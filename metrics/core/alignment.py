@@ -19,6 +19,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -78,7 +79,7 @@ def unit_substitution_matrix(hyp: Sequence[str], ref: Sequence[str]) -> FloatArr
 
 
 def edit_rows(
-    sub: FloatArray,
+    sub: npt.NDArray[np.float64] | npt.NDArray[np.bool_],
     hyp_lens: npt.NDArray[np.int64],
     ref_lens: npt.NDArray[np.int64],
     *,
@@ -92,7 +93,8 @@ def edit_rows(
     """Run the DP over a batch of pairs padded to one shape.
 
     Args:
-        sub: (P, I, L) substitution costs; cells beyond a pair's lengths are ignored.
+        sub: (L, P, I) substitution costs, one (P, I) slice per reference position (row);
+            cells beyond a pair's lengths are ignored. Booleans count as 0/1.
         hyp_lens: I_p per pair. ref_lens: L_p per pair.
         c_ins: cost of a vertical edge. c_del: cost of a horizontal edge.
         jump_cost: c_LJ, or None for plain Levenshtein (no long jumps).
@@ -103,30 +105,36 @@ def edit_rows(
     Returns:
         The distance of every pair, and the grid or None.
     """
-    pairs, width, height = sub.shape
+    height, pairs, width = sub.shape
     columns = np.arange(width + 1, dtype=np.float64) * c_del
-    invalid = np.arange(width + 1)[None, :] > hyp_lens[:, None]
+    outside = np.where(np.arange(width + 1)[None, :] > hyp_lens[:, None], np.inf, 0.0)
     if start_fixed:
         row = np.repeat(columns[None, :], pairs, axis=0)
         if jump_cost is not None:
             np.minimum(row, jump_cost, out=row)
     else:
         row = np.zeros((pairs, width + 1))
-    row[invalid] = np.inf
+    row += outside
     result = np.empty(pairs)
     grid = np.empty((pairs, height + 1, width + 1)) if keep_grid else None
+    finishing = {int(length): np.flatnonzero(ref_lens == length) for length in np.unique(ref_lens)}
+    above = np.empty_like(row)
+    diagonal = np.empty((pairs, width))
     for j in range(height + 1):
         if j > 0:
-            above = row + c_ins
-            np.minimum(above[:, 1:], row[:, :-1] + sub[:, :, j - 1], out=above[:, 1:])
-            row = columns + np.minimum.accumulate(above - columns, axis=1)
-            row[invalid] = np.inf
+            np.add(row, c_ins - columns, out=above)
+            np.add(row[:, :-1], sub[j - 1], out=diagonal)
+            diagonal -= columns[1:]
+            np.minimum(above[:, 1:], diagonal, out=above[:, 1:])
+            np.minimum.accumulate(above, axis=1, out=row)
+            row += columns
+            row += outside
             if jump_cost is not None:
                 np.minimum(row, row.min(axis=1, keepdims=True) + jump_cost, out=row)
         if grid is not None:
             grid[:, j, :] = row
-        finished = np.flatnonzero(ref_lens == j)
-        if finished.size:
+        finished = finishing.get(j)
+        if finished is not None:
             if end_fixed:
                 result[finished] = row[finished, hyp_lens[finished]]
             else:
@@ -150,7 +158,7 @@ def edit_distances(
         One distance per pair, in input order.
     """
     result = np.empty(len(pairs))
-    order = sorted(range(len(pairs)), key=lambda k: (len(pairs[k][1]), len(pairs[k][0])))
+    order = sorted(range(len(pairs)), key=lambda k: max(len(pairs[k][0]), len(pairs[k][1])))
     for start in range(0, len(order), BATCH_SIZE):
         chunk = order[start : start + BATCH_SIZE]
         hyp_lens = np.array([len(pairs[k][0]) for k in chunk], dtype=np.int64)
@@ -166,22 +174,41 @@ def _batch_substitutions(
     substitution: SubstitutionMatrix | None,
     hyp_lens: npt.NDArray[np.int64],
     ref_lens: npt.NDArray[np.int64],
-) -> FloatArray:
+) -> npt.NDArray[np.float64] | npt.NDArray[np.bool_]:
     width, height = int(hyp_lens.max(initial=0)), int(ref_lens.max(initial=0))
     if substitution is not None:
-        sub = np.ones((len(pairs), width, height))
+        sub = np.ones((height, len(pairs), width))
         for p, (hyp, ref) in enumerate(pairs):
             if hyp and ref:
-                sub[p, : len(hyp), : len(ref)] = substitution(hyp, ref)
+                sub[: len(ref), p, : len(hyp)] = substitution(hyp, ref).T
         return sub
     # Unit costs: compare integer word ids; padding ids never match.
-    vocabulary: dict[str, int] = {}
-    hyp_ids = np.full((len(pairs), width), -1, dtype=np.int64)
-    ref_ids = np.full((len(pairs), height), -2, dtype=np.int64)
-    for p, (hyp, ref) in enumerate(pairs):
-        hyp_ids[p, : len(hyp)] = [vocabulary.setdefault(word, len(vocabulary)) for word in hyp]
-        ref_ids[p, : len(ref)] = [vocabulary.setdefault(word, len(vocabulary)) for word in ref]
-    return (hyp_ids[:, :, None] != ref_ids[:, None, :]).astype(np.float64)
+    hyp_ids = _padded_ids([hyp for hyp, _ in pairs], hyp_lens, width, -1)
+    ref_ids = _padded_ids([ref for _, ref in pairs], ref_lens, height, -2)
+    return ref_ids.T[:, :, None] != hyp_ids[None, :, :]
+
+
+def _padded_ids(
+    sentences: Sequence[Sequence[str]], lengths: npt.NDArray[np.int64], width: int, padding: int
+) -> npt.NDArray[np.int64]:
+    """(P, width) word ids, ``padding`` after each sentence; one scatter for the batch."""
+    ids = np.full((len(sentences), width), padding, dtype=np.int64)
+    if width:
+        flat = np.concatenate([word_ids(tuple(sentence)) for sentence in sentences])
+        rows = np.repeat(np.arange(len(sentences)), lengths)
+        starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        ids[rows, np.arange(len(flat)) - starts] = flat
+    return ids
+
+
+_VOCABULARY: dict[str, int] = {}
+"""Process-wide word ids; only equality of ids matters, so the numbering is arbitrary."""
+
+
+@lru_cache(maxsize=2**17)
+def word_ids(tokens: tuple[str, ...]) -> npt.NDArray[np.int64]:
+    """Integer ids of a token sequence (cached: references recur for every system)."""
+    return np.array([_VOCABULARY.setdefault(word, len(_VOCABULARY)) for word in tokens], dtype=np.int64)
 
 
 def grid_and_path(
@@ -205,7 +232,7 @@ def grid_and_path(
     lengths = (np.array([len(hyp)]), np.array([len(ref)]))
     options = {"c_ins": c_ins, "c_del": c_del, "jump_cost": jump_cost}
     distances, grids = edit_rows(
-        sub.reshape(1, len(hyp), len(ref)), *lengths, **options,
+        sub.T.reshape(len(ref), 1, len(hyp)), *lengths, **options,
         start_fixed=start_fixed, end_fixed=end_fixed, keep_grid=True,
     )
     assert grids is not None

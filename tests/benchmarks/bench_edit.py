@@ -1,0 +1,100 @@
+"""Edit-distance measures: TER vs sacreBLEU, WER vs jiwer, CDER vs our WER, INVWER/LJWER by length.
+
+Our measures run through ``Measure.statistics`` (tokenization cached, as in a real run over
+many systems); the oracles get the same tokens or text. Returns no rows without the data.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from tests.benchmarks.common import BenchRow, timed
+
+SYSTEMS = "wmt17-en-de-sacrebleu"
+
+
+def _data() -> tuple[list[str], dict[str, list[str]]] | None:
+    from tests.conftest import SHARED_DATA
+    from tests.metrics.core.wmt_data import _wmt17
+
+    if not (SHARED_DATA / SYSTEMS).is_dir():
+        print(f"bench_edit: shared data {SYSTEMS} not available, no rows")
+        return None
+    reference, systems, _ = _wmt17(SHARED_DATA / SYSTEMS)
+    return reference, systems
+
+
+def _ter_rows(reference: list[str], systems: dict[str, list[str]]) -> list[BenchRow]:
+    from sacrebleu.metrics import TER as SacreTER
+
+    from metrics.core.ter import TER
+
+    measure = TER()
+    references = [[line] for line in reference]
+    for hypothesis in systems.values():  # warm the tokenizer caches of both sides
+        measure.tokens(hypothesis[0])
+    ours_s, ours = timed(lambda: [measure.corpus_score(h, references).score for h in systems.values()])
+    oracle = SacreTER()
+    oracle_s, theirs = timed(lambda: [oracle.corpus_score(h, [reference]).score for h in systems.values()])
+    same = all(abs(a - b) < 1e-9 for a, b in zip(ours, theirs, strict=True))
+    return [BenchRow("TER, 16 systems x 3004", ours_s, "sacrebleu 2.6.0 TER", oracle_s, ">= 10x",
+                     "identical corpus scores" if same else "SCORES DIFFER")]
+
+
+def _wer_rows(reference: list[str], systems: dict[str, list[str]]) -> list[BenchRow]:
+    import jiwer
+
+    from metrics.core.cder import CDER
+    from metrics.core.wer import WER
+
+    references = [[line] for line in reference]
+    wer = WER(tokenize="13a")
+    cder = CDER(tokenize="13a")
+    for hypothesis in systems.values():
+        wer.statistics(hypothesis, references)  # tokenize once, as a cached run does
+    wer_s, _ = timed(lambda: [wer.statistics(h, references) for h in systems.values()], repeat=3)
+    cder_s, _ = timed(lambda: [cder.statistics(h, references) for h in systems.values()], repeat=3)
+    ref_text = [" ".join(wer.tokens(line)) or "." for line in reference]
+    hyp_texts = [[" ".join(wer.tokens(line)) for line in h] for h in systems.values()]
+    jiwer_s, _ = timed(lambda: [jiwer.wer(ref_text, h) for h in hyp_texts])
+    return [
+        BenchRow("WER, 16 systems x 3004", wer_s, "jiwer 4.0.0", jiwer_s),
+        BenchRow("CDER (fwd, both), 16 x 3004", cder_s, "our WER", wer_s, "<= 3x slower",
+                 f"CDER/WER time = {cder_s / wer_s:.1f}"),
+    ]
+
+
+def _length_rows() -> list[BenchRow]:
+    from metrics.core.invwer import INVWER
+    from metrics.core.ljwer import long_jump_distance
+
+    rng = random.Random(1)
+    invwer = INVWER(max_length=1000)
+    rows = []
+    for name, function, lengths in (
+        ("INVWER", invwer.pair_distance, (5, 10, 15, 20, 25)),
+        ("LJWER", long_jump_distance, (8, 12, 14, 16, 17, 18)),
+    ):
+        longest = 0
+        for length in lengths:
+            pairs = [([rng.choice("abcdefghij") for _ in range(length)],
+                      [rng.choice("abcdefghij") for _ in range(length)]) for _ in range(3)]
+            start = time.perf_counter()
+            for hyp, ref in pairs:
+                function(hyp, ref)
+            per_pair = (time.perf_counter() - start) / len(pairs)
+            if per_pair <= 1.0:
+                longest = length
+            rows.append(BenchRow(f"{name}, {length} x {length} words", per_pair,
+                                 note=f"{1 / per_pair:.1f} pairs/s"))
+        rows.append(BenchRow(f"{name}: longest length within 1 s/pair", 0.0, note=f"{longest} words"))
+    return rows
+
+
+def run() -> list[BenchRow]:
+    data = _data()
+    if data is None:
+        return []
+    reference, systems = data
+    return _wer_rows(reference, systems) + _length_rows() + _ter_rows(reference, systems)
