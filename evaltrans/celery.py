@@ -3,7 +3,6 @@
 import os
 
 from celery import Celery
-from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evaltrans.settings.dev")
 
@@ -12,16 +11,22 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+BROKER_FOLDER_OPTIONS = ("data_folder_in", "data_folder_out", "processed_folder", "control_folder")
+
+
 def ensure_broker_folders() -> None:
     """Create the folders of kombu's filesystem broker, which does not create them itself."""
     from django.conf import settings
 
     if not settings.CELERY_BROKER_URL.startswith("filesystem://"):
         return
-    for folder in settings.CELERY_BROKER_TRANSPORT_OPTIONS.values():
-        os.makedirs(folder, exist_ok=True)
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    for key in BROKER_FOLDER_OPTIONS:
+        if key in options:
+            os.makedirs(options[key], exist_ok=True)
 
 
-@worker_init.connect
-def _prepare_worker(**_: object) -> None:
+@app.on_after_configure.connect
+def _prepare_broker(**_: object) -> None:
+    # Runs in every process that uses the app (web server and workers) before any message.
     ensure_broker_folders()
