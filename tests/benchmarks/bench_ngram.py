@@ -1,0 +1,87 @@
+"""Benchmark of the n-gram measures on WMT17 en-de (16 systems x 3004 segments).
+
+Every row scores the 16 systems against the reference: our context (references tokenized and
+counted once per test set) plus statistics and corpus score per system, against sacreBLEU
+given the same references once (``references=``, its cache). Our token cache is cleared
+before each row, so every row pays its own tokenization, except inside the whole-suite row,
+where measures share it as they do in a real run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metrics.core import METRICS
+from metrics.core.base import Measure
+from metrics.core.preprocessing import preprocess
+from tests.benchmarks.common import BenchRow, timed
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "mt-eval-data" / "wmt17-en-de-sacrebleu"
+
+
+def _load() -> tuple[list[list[str]], list[list[str]]] | None:
+    import os
+
+    from tests.metrics.core._ngram_data import read_lines
+
+    root = Path(os.environ.get("EVALTRANS_SHARED_DATA", DATA.parent)) / DATA.name
+    if not (root / "newstest2017-ende-ref.de.gz").exists():
+        return None
+    reference = read_lines(root / "newstest2017-ende-ref.de.gz")
+    systems = [read_lines(path) for path in sorted((root / "system-outputs").glob("*.gz"))]
+    return [[line] for line in reference], systems
+
+
+def _ours(measure: Measure, refs: list[list[str]], systems: list[list[str]]) -> list[float]:
+    context = measure.context(refs)
+    return [measure.aggregate(measure.statistics(hyps, refs, context)).score for hyps in systems]
+
+
+def _sacrebleu(metric_class, refs: list[list[str]], systems: list[list[str]], **kwargs):
+    metric = metric_class(references=[[segment[0] for segment in refs]], **kwargs)
+    return [metric.corpus_score(hyps, None).score for hyps in systems]
+
+
+def _row(name, refs, systems, oracle_class=None, target="", **kwargs) -> tuple[BenchRow, float]:
+    preprocess.cache_clear()
+    ours_s, ours = timed(lambda: _ours(METRICS[name](), refs, systems))
+    if oracle_class is None:
+        return BenchRow(f"{name}, 16 x 3004", ours_s, target=target), ours_s
+    oracle_s, theirs = timed(lambda: _sacrebleu(oracle_class, refs, systems, **kwargs))
+    same = all(a == b for a, b in zip(ours, theirs, strict=True))
+    note = "identical scores" if same else "SCORES DIFFER"
+    row = BenchRow(f"{name}, 16 x 3004", ours_s, f"sacrebleu {name}", oracle_s, target, note)
+    return row, oracle_s
+
+
+def run() -> list[BenchRow]:
+    loaded = _load()
+    if loaded is None:
+        print("bench_ngram: shared WMT17 data absent (set EVALTRANS_SHARED_DATA); skipped")
+        return []
+    from sacrebleu.metrics import BLEU, CHRF, TER
+
+    refs, systems = loaded
+    rows = []
+    bleu_row, sacre_bleu_s = _row("bleu", refs, systems, BLEU, ">= 3x")
+    chrf_row, sacre_chrf_s = _row("chrf", refs, systems, CHRF, ">= 3x")
+    rows += [bleu_row, chrf_row]
+    for name in ("nist", "mper", "skipper", "wnm", "asw"):
+        row, _ = _row(name, refs, systems, target="<= 2x our bleu" if name in (
+            "nist", "mper") else "")
+        row.note = f"{row.ours_s / bleu_row.ours_s:.2f}x our bleu"
+        rows.append(row)
+    sacre_ter_s, _ = timed(lambda: _sacrebleu(TER, refs, systems))
+    preprocess.cache_clear()
+    suite_s, _ = timed(lambda: [_ours(cls(), refs, systems) for cls in METRICS.values()])
+    rows.append(
+        BenchRow(
+            f"whole suite ({len(METRICS)} measures), 16 x 3004",
+            suite_s,
+            "sacrebleu BLEU+chrF+TER",
+            sacre_bleu_s + sacre_chrf_s + sacre_ter_s,
+            "faster",
+            ", ".join(sorted(METRICS)),
+        )
+    )
+    return rows
