@@ -171,7 +171,7 @@ class Measure(abc.ABC):
     def option(self, key: str) -> Any:
         return self.values[key]
 
-    def validate(self) -> None:
+    def validate(self) -> None:  # noqa: B027 - an optional hook, empty by default
         """Check combinations of options; raise MeasureError. Default: nothing to check."""
 
     # -- the pipeline -------------------------------------------------------------
