@@ -9,5 +9,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("judging/", include("judging.urls")),
+    path("human/", include("judging.humanscores.urls")),
     path("", include("evaltrans.corpora.urls")),
 ]

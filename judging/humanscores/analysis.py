@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from metrics.core.agreement import (
+    _delta_squared,
     cohen_kappa,
     inter_annotator_correlation,
     intra_judge_consistency,
@@ -172,9 +173,7 @@ def _mqm_bin(value: float) -> int:
 def _equal_bins(low: float, high: float, raw: FloatArray, count: int = 10) -> Categories:
     width = (high - low) / count or 1.0
     labels = [f"{low + k * width:.3g}–{low + (k + 1) * width:.3g}" for k in range(count)]
-    index = [
-        -1 if math.isnan(v) else min(int((v - low) / width), count - 1) for v in raw.tolist()
-    ]
+    index = [-1 if math.isnan(v) else min(int((v - low) / width), count - 1) for v in raw.tolist()]
     return Categories(labels, index)
 
 
@@ -292,9 +291,7 @@ class Agreement:
     shared_items: int
 
 
-def agreement(
-    data: AspectData, *, unit: str = "candidate", seed: int = DEFAULT_SEED
-) -> Agreement:
+def agreement(data: AspectData, *, unit: str = "candidate", seed: int = DEFAULT_SEED) -> Agreement:
     """Judge x judge Pearson's r (raw and normalized), pooled inter-annotator correlation,
     Krippendorff's alpha, quadratic-weighted Cohen's kappa and intra-judge consistency.
 
@@ -410,17 +407,67 @@ def _alpha(
     data = reliability_data(items, judges, scores.tolist())
     matrix = data.values
     pairable = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
-    if pairable.shape[1] < 2:
-        return Estimate(None, None, None, int(pairable.shape[1]))
+    columns = int(pairable.shape[1])
+    if columns < 2:
+        return Estimate(None, None, None, columns)
     value = krippendorff_alpha(pairable, level=level).alpha
-    samples = []
-    columns = pairable.shape[1]
-    for _ in range(AGREEMENT_BOOTSTRAP):
-        pick = rng.integers(0, columns, size=columns)
-        estimate = krippendorff_alpha(pairable[:, pick], level=level).alpha
-        if math.isfinite(estimate):
-            samples.append(estimate)
+    picks = rng.integers(0, columns, size=(AGREEMENT_BOOTSTRAP, columns))
+    samples = [a for a in alpha_resampled(pairable, picks, level=level) if math.isfinite(a)]
     return _with_percentiles(value, samples, columns)
+
+
+def multiplicities(picks: npt.NDArray[np.int64], size: int) -> FloatArray:
+    """How often each of ``size`` units occurs in each resample (one row per resample)."""
+    rows = np.repeat(np.arange(picks.shape[0]), picks.shape[1])
+    flat = np.bincount(rows * size + picks.ravel(), minlength=picks.shape[0] * size)
+    return flat.reshape(picks.shape[0], size).astype(np.float64)
+
+
+def alpha_resampled(matrix: FloatArray, picks: npt.NDArray[np.int64], *, level: str) -> list[float]:
+    """``krippendorff_alpha(matrix[:, pick], level=level).alpha`` for each row of ``picks``.
+
+    Equal to calling the core function on every resample (a test checks it), but fast: a
+    resample's coincidence matrix is the sum of its columns' coincidences, each counted as
+    often as the column was drawn, so each column's pairs are computed once.
+    """
+    present = ~np.isnan(matrix)
+    categories = np.unique(matrix[present])
+    size = len(categories)
+    codes = np.searchsorted(categories, np.where(present, matrix, categories[0]))
+    cells: list[int] = []
+    weights: list[float] = []
+    owners: list[int] = []
+    for column in range(matrix.shape[1]):
+        counts = np.bincount(codes[present[:, column], column], minlength=size)
+        m = int(counts.sum())
+        (used,) = np.nonzero(counts)
+        for c in used.tolist():
+            for k in used.tolist():
+                pairs = counts[c] * counts[k] - (counts[c] if c == k else 0)
+                if pairs:
+                    cells.append(c * size + k)
+                    weights.append(pairs / (m - 1.0))
+                    owners.append(column)
+    cell = np.array(cells)
+    weight = np.array(weights)
+    owner = np.array(owners)
+    result = []
+    for drawn in multiplicities(picks, matrix.shape[1]):
+        coincidence = np.bincount(cell, weights=weight * drawn[owner], minlength=size * size)
+        result.append(_alpha_of(categories, coincidence.reshape(size, size), level))
+    return result
+
+
+def _alpha_of(categories: FloatArray, coincidence: FloatArray, level: str) -> float:
+    """Alpha from a coincidence matrix, as ``metrics.core.agreement.krippendorff_alpha``."""
+    n = float(coincidence.sum())
+    if n <= 1:
+        return math.nan
+    totals = coincidence.sum(axis=1)
+    delta = _delta_squared(categories, totals, level)
+    observed = float((coincidence * delta).sum()) / n
+    expected = float((np.outer(totals, totals) * delta).sum()) / (n * (n - 1.0))
+    return 1.0 - observed / expected if expected > 0 else math.nan
 
 
 def _with_percentiles(value: float, samples: list[float], n: int) -> Estimate:
@@ -475,13 +522,32 @@ def _kappa_estimate(
     a = np.array([p[0] for p in pairs])
     b = np.array([p[1] for p in pairs])
     value = cohen_kappa(a, b, weights="quadratic", categories=categories).kappa
-    samples = []
-    for _ in range(AGREEMENT_BOOTSTRAP):
-        pick = rng.integers(0, len(pairs), size=len(pairs))
-        kappa = cohen_kappa(a[pick], b[pick], weights="quadratic", categories=categories).kappa
-        if math.isfinite(kappa):
-            samples.append(kappa)
+    picks = rng.integers(0, len(pairs), size=(AGREEMENT_BOOTSTRAP, len(pairs)))
+    samples = [k for k in kappa_resampled(a, b, picks, categories) if math.isfinite(k)]
     return _with_percentiles(value, samples, len(pairs))
+
+
+def kappa_resampled(
+    a: FloatArray, b: FloatArray, picks: npt.NDArray[np.int64], categories: Sequence[float]
+) -> list[float]:
+    """Quadratic ``cohen_kappa(a[pick], b[pick], categories=categories)`` for each row of
+    ``picks`` (equal to the core function, as a test checks).
+
+    With level positions i (judge A) and j (judge B), quadratic weights make both sums linear in
+    how often each pair is drawn: observed = sum (i - j)^2 and expected =
+    (N sum i^2 - 2 sum i sum j + N sum j^2) / N, so every resample is a matrix product.
+    """
+    levels = sorted(set(categories))
+    position = {float(value): index for index, value in enumerate(levels)}
+    i = np.array([position[float(x)] for x in a], dtype=np.float64)
+    j = np.array([position[float(y)] for y in b], dtype=np.float64)
+    drawn = multiplicities(picks, len(a))
+    sums = drawn @ np.column_stack([np.ones_like(i), i, i * i, j, j * j, (i - j) ** 2])
+    n, si, sii, sj, sjj, observed = sums.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = (n * sii - 2.0 * si * sj + n * sjj) / n
+        kappas = np.where(expected > 0, 1.0 - observed / expected, np.nan)
+    return [float(value) for value in kappas]
 
 
 def _repeat_consistency(data: AspectData, *, scores: FloatArray) -> Any:
@@ -563,22 +629,31 @@ def paired_bootstrap(
         for seg, value in sentence[system].items():
             h[row, column[seg]] = value
     w = np.array([float(weights.get(seg, 0.0)) for seg in segments])
-    index = np.random.default_rng(seed).integers(0, max(len(segments), 1), (samples, len(segments)))
-    tests = []
-    for a, b in itertools.combinations(range(len(systems)), 2):
+    picks = np.random.default_rng(seed).integers(0, max(len(segments), 1), (samples, len(segments)))
+    # Resample weighted means through multiplicities: one matrix product for all pairs.
+    drawn = multiplicities(picks, len(segments)) if segments else np.zeros((samples, 0))
+    pairs = list(itertools.combinations(range(len(systems)), 2))
+    numerators = np.zeros((len(segments), len(pairs)))
+    denominators = np.zeros((len(segments), len(pairs)))
+    for column, (a, b) in enumerate(pairs):
         mask = ~np.isnan(h[a]) & ~np.isnan(h[b]) & (w > 0)
-        n = int(mask.sum())
+        weight = np.where(mask, w, 0.0)
+        numerators[:, column] = weight * np.where(mask, h[a] - h[b], 0.0)
+        denominators[:, column] = weight
+    with np.errstate(invalid="ignore", divide="ignore"):
+        resampled = (drawn @ numerators) / (drawn @ denominators)
+    tests = []
+    for column, (a, b) in enumerate(pairs):
+        n = int((denominators[:, column] > 0).sum())
         if n < 2:
             tests.append(PairTest(systems[a], systems[b], math.nan, 1.0, n))
             continue
-        weight = np.where(mask, w, 0.0)
-        diff = np.where(mask, h[a] - h[b], 0.0)
-        observed = float((weight * diff).sum() / weight.sum())
-        with np.errstate(invalid="ignore", divide="ignore"):
-            resampled = (weight[index] * diff[index]).sum(axis=1) / weight[index].sum(axis=1)
-        resampled = resampled[np.isfinite(resampled)]
-        below = float(np.mean(resampled <= 0.0))
-        above = float(np.mean(resampled >= 0.0))
-        p = min(1.0, 2.0 * min(below, above))
-        tests.append(PairTest(systems[a], systems[b], observed, p, n))
+        observed = float(numerators[:, column].sum() / denominators[:, column].sum())
+        values = resampled[:, column]
+        values = values[np.isfinite(values)]
+        below = float(np.mean(values <= 0.0))
+        above = float(np.mean(values >= 0.0))
+        tests.append(
+            PairTest(systems[a], systems[b], observed, min(1.0, 2.0 * min(below, above)), n)
+        )
     return tests

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count
 
 from evaltrans.corpora.models import Reference, TestSet
@@ -32,6 +33,7 @@ CAMPAIGN_KINDS = ("SYSTEM",)
 PREFERRED_ASPECTS = ("adequacy+fluency", "adequacy", "mqm", "fluency")
 
 UNKNOWN_SOURCE = "no judgment set or campaign named {name!r}"
+CACHE_SECONDS = 3600
 
 
 class HumanSourceError(LookupError):
@@ -79,6 +81,11 @@ class HumanSource:
         if "adequacy" in aspects and "fluency" in aspects:
             return ["adequacy+fluency", *aspects]
         return aspects
+
+    @property
+    def fingerprint(self) -> int:
+        """Changes whenever a judgment does (a campaign's judges keep judging)."""
+        return hash(tuple(self.records))
 
     @property
     def default_weighting(self) -> str:
@@ -314,7 +321,7 @@ def source_human_scores(
 # ---------------------------------------------------------------- panels
 
 
-def judge_bias_panel(*, source: HumanSource, aspect: str) -> dict[str, Any]:
+def _judge_bias_panel(*, source: HumanSource, aspect: str) -> dict[str, Any]:
     """Per judge: counts per level (raw), z-scores, the statistics table with QC flags."""
     data = analysis.aspect_data(source.records, aspect)
     categories = analysis.scale_categories(source.scales.get(aspect, {}), data.raw)
@@ -375,7 +382,7 @@ def judge_judgments(*, source: HumanSource, judge: str) -> list[dict[str, Any]]:
     return rows
 
 
-def agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> dict[str, Any]:
+def _agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> dict[str, Any]:
     """Agreement of one aspect; ``unit`` None picks candidates when two judges share one."""
     data = analysis.aspect_data(source.records, aspect)
     chosen = unit if unit in ("candidate", "system") else "candidate"
@@ -386,7 +393,7 @@ def agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> di
     return {"aspect": aspect, "agreement": result, "fallback": fallback, "has_raw": data.has_raw}
 
 
-def ranking_panel(*, source: HumanSource, aspect: str, weighting: str | None) -> dict[str, Any]:
+def _ranking_panel(*, source: HumanSource, aspect: str, weighting: str | None) -> dict[str, Any]:
     """Systems by human score (raw and normalized) with CIs, and paired significance tests."""
     scores = source_human_scores(source=source, aspect=aspect, weighting=weighting)
     used = weighting or source.default_weighting
@@ -410,3 +417,29 @@ def ranking_panel(*, source: HumanSource, aspect: str, weighting: str | None) ->
 
 def _natural(segment_id: str) -> tuple[int, int | str]:
     return (0, int(segment_id)) if segment_id.isdigit() else (1, segment_id)
+
+
+def _cached(source: HumanSource, panel: str, compute: Any, **params: Any) -> dict[str, Any]:
+    """A panel's data from the cache, computed on a miss; keyed by the judgments themselves."""
+    options = ",".join(f"{key}={value}" for key, value in sorted(params.items()))
+    key = f"humanscores:{source.kind}:{source.pk}:{source.fingerprint}:{panel}:{options}"
+    result = cache.get(key)
+    if result is None:
+        result = compute(source=source, **params)
+        cache.set(key, result, CACHE_SECONDS)
+    return result
+
+
+def judge_bias_panel(*, source: HumanSource, aspect: str) -> dict[str, Any]:
+    """Per judge: counts per level (raw), z-scores, the statistics table with QC flags."""
+    return _cached(source, "bias", _judge_bias_panel, aspect=aspect)
+
+
+def agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> dict[str, Any]:
+    """Agreement of one aspect; ``unit`` None picks candidates when two judges share one."""
+    return _cached(source, "agreement", _agreement_panel, aspect=aspect, unit=unit)
+
+
+def ranking_panel(*, source: HumanSource, aspect: str, weighting: str | None) -> dict[str, Any]:
+    """Systems by human score (raw and normalized) with CIs, and paired significance tests."""
+    return _cached(source, "ranking", _ranking_panel, aspect=aspect, weighting=weighting)

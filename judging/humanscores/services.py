@@ -337,7 +337,9 @@ def segments_match(
     """
     by_key: dict[str, Segment] = {}
     counts: dict[str, int] = defaultdict(int)
-    for segment in Segment.objects.filter(test_set=test_set).only("pk", "index", "seg_id", "source"):
+    for segment in Segment.objects.filter(test_set=test_set).only(
+        "pk", "index", "seg_id", "source"
+    ):
         key = segment.seg_id or str(segment.index + 1)
         counts[key] += 1
         by_key[key] = segment
@@ -375,3 +377,18 @@ def _refuse(file_name: str, record: JudgmentRecord, message: str) -> None:
     line = record.extra.get("line")
     where = f"{file_name}, line {line}" if isinstance(line, int) else file_name
     raise JudgmentImportError(f"{where}: {message}")
+
+
+DEMO_RATINGS_NAME = "WMT21 TED MQM en-de ratings"
+
+
+def judgmentset_import_demo_ratings(
+    *, test_set: TestSet, file: InputFile
+) -> JudgmentImportResult | None:
+    """The demo's MQM ratings (the same TSV as the demo corpus) as a judgment set attached to
+    the demo test set; None when that set exists already (load_demo may run again)."""
+    if JudgmentSet.objects.filter(name=DEMO_RATINGS_NAME).exists():
+        return None
+    return judgmentset_import_file(
+        import_format="mqm-tsv", file=file, name=DEMO_RATINGS_NAME, test_set=test_set
+    )

@@ -15,6 +15,7 @@ from evaltrans.corpora.models import TestSet
 from evaltrans.corpora.parsing import CorpusInputs, parse_corpus
 from evaltrans.corpora.services import testset_import
 from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
+from judging.humanscores.services import judgmentset_import_demo_ratings
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 DEMO_FILE = DEMO_DIR / "mqm_ted_ende.tsv.gz"
@@ -34,16 +35,19 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         self._users()
-        if TestSet.objects.filter(name=DEMO_NAME).exists():
+        demo_file = InputFile(name=DEMO_FILE.name, data=gzip.decompress(DEMO_FILE.read_bytes()))
+        test_set = TestSet.objects.filter(name=DEMO_NAME).order_by("version").first()
+        if test_set is not None:
             self.stdout.write(f"Demo corpus {DEMO_NAME!r} already loaded.")
-            return
-        inputs = CorpusInputs(
-            file=InputFile(name=DEMO_FILE.name, data=gzip.decompress(DEMO_FILE.read_bytes())),
-            source_lang="en",
-            target_lang="de",
-        )
-        result = testset_import(corpus=parse_corpus("mqm-tsv", inputs), name=DEMO_NAME, import_format="mqm-tsv")
-        self.stdout.write(self.style.SUCCESS(result.summary))
+        else:
+            inputs = CorpusInputs(file=demo_file, source_lang="en", target_lang="de")
+            result = testset_import(corpus=parse_corpus("mqm-tsv", inputs), name=DEMO_NAME, import_format="mqm-tsv")
+            self.stdout.write(self.style.SUCCESS(result.summary))
+            test_set = result.test_set
+        # The same TSV carries the MQM ratings: a new user sees real human scores at once.
+        ratings = judgmentset_import_demo_ratings(test_set=test_set, file=demo_file)
+        if ratings is not None:
+            self.stdout.write(self.style.SUCCESS(ratings.summary))
 
     def _users(self) -> None:
         users = get_user_model()

@@ -24,7 +24,9 @@ NO_ASPECT = "{name!r} has no judgments"
 
 
 class Command(BaseCommand):
-    help = "Human scores of a judgment set or campaign: per system (and segment), raw and normalized."
+    help = (
+        "Human scores of a judgment set or campaign: per system (and segment), raw and normalized."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--name", required=True, help="Judgment set or campaign name.")

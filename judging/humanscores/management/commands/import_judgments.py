@@ -73,9 +73,7 @@ def _test_set(name: str | None) -> TestSet | None:
     found = TestSet.objects.filter(name=name).order_by("-version").first()
     match = _VERSIONED.match(name)
     if found is None and match:
-        found = TestSet.objects.filter(
-            name=match["name"], version=int(match["version"])
-        ).first()
+        found = TestSet.objects.filter(name=match["name"], version=int(match["version"])).first()
     if found is None:
         raise CommandError(NO_SUCH_TEST_SET.format(name=name))
     return found

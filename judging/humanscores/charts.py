@@ -1,0 +1,339 @@
+"""Plotly figures of the human-score panels, as plain dicts (no ORM, no plotly import).
+
+Every name that comes from data (judges, systems, aspects) is HTML-escaped before it enters a
+figure: plotly renders a subset of HTML in labels and hover texts, and these names are user
+data. Hover texts use ``hovertemplate`` with ``customdata``/``text`` of escaped strings.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
+INK = "#1f2937"
+GRID = "#e5e7eb"
+OUTLIER = "#d97706"
+# Plotly's and D3's qualitative palettes: distinct colours for up to 20 systems, then reused.
+SYSTEM_PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf", "#393b79", "#e7969c", "#637939", "#ad494a", "#7b4173", "#3182bd",
+    "#e6550d", "#31a354", "#756bb1", "#636363",
+)  # fmt: skip
+# Worst level red to best level green (RdYlGn), spread over however many levels a scale has.
+LEVEL_RAMP = ("#d73027", "#f46d43", "#fdae61", "#fee08b", "#d9ef8b", "#a6d96a", "#66bd63",
+              "#1a9850")  # fmt: skip
+DIVERGING = [[0.0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"],
+             [1.0, "#2166ac"]]  # fmt: skip
+
+
+def esc(name: str) -> str:
+    """A data name safe for plotly's pseudo-HTML labels and hover texts."""
+    return html.escape(str(name), quote=True)
+
+
+def system_colors(systems: Sequence[str]) -> dict[str, str]:
+    """One colour per system, by sorted name, so every panel of a set agrees."""
+    return {name: SYSTEM_PALETTE[k % len(SYSTEM_PALETTE)] for k, name in enumerate(sorted(systems))}
+
+
+def level_colors(count: int) -> list[str]:
+    """``count`` colours from red (worst) to green (best)."""
+    if count <= 1:
+        return [LEVEL_RAMP[-1]] * count
+    step = (len(LEVEL_RAMP) - 1) / (count - 1)
+    return [LEVEL_RAMP[round(k * step)] for k in range(count)]
+
+
+def _layout(title: str, **extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "title": {"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 16}},
+        "font": {"family": FONT, "color": INK, "size": 12},
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+        "margin": {"l": 70, "r": 20, "t": 60, "b": 70},
+        "hoverlabel": {"font": {"family": FONT}},
+    }
+    layout.update(extra)
+    return layout
+
+
+def _axis(title: str, **extra: Any) -> dict[str, Any]:
+    axis = {"title": {"text": title}, "gridcolor": GRID, "zerolinecolor": "#9ca3af"}
+    axis.update(extra)
+    return axis
+
+
+def _figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any]:
+    return {"data": data, "layout": layout, "config": {"displaylogo": False, "responsive": True}}
+
+
+# ---------------------------------------------------------------- judge bias
+
+
+def judge_levels_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
+    """Thesis Figure 5.3: one 100 % stacked bar per judge over the levels of the raw scores."""
+    judges = panel["judges"]
+    names = [esc(row["judge"]) for row in judges]
+    levels = panel["levels"]
+    colors = level_colors(len(levels))
+    data = []
+    for k, (label, color) in enumerate(zip(levels, colors, strict=True)):
+        counts = [row["counts"][k] for row in judges]
+        shares = [
+            100.0 * c / row["n"] if row["n"] else 0.0 for c, row in zip(counts, judges, strict=True)
+        ]
+        data.append(
+            {
+                "type": "bar",
+                "name": esc(label),
+                "x": names,
+                "y": shares,
+                "marker": {"color": color, "line": {"color": "#ffffff", "width": 0.5}},
+                "customdata": [[index, count] for index, count in enumerate(counts)],
+                "hovertemplate": (
+                    "Judge %{x}<br>Level " + esc(label) + ": %{customdata[1]} judgments "
+                    "(%{y:.1f} %)<extra></extra>"
+                ),
+            }
+        )
+    aspect = esc(panel["aspect"])
+    return _figure(
+        data,
+        _layout(
+            f"Distribution of {aspect} scores per judge (raw levels)",
+            barmode="stack",
+            xaxis=_axis("Judge", type="category", tickangle=-45 if len(judges) > 12 else 0),
+            yaxis=_axis("Share of the judge's judgments (%)", range=[0, 100]),
+            legend={"title": {"text": "Level"}, "traceorder": "reversed"},
+        ),
+    )
+
+
+def judge_z_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
+    """Box plots of each judge's normalized scores; outlier judges in amber."""
+    data = []
+    for index, row in enumerate(panel["judges"]):
+        name = esc(row["judge"])
+        color = OUTLIER if row["outlier"] else "#2563eb"
+        data.append(
+            {
+                "type": "box",
+                "name": name,
+                "y": row["z"],
+                "x": [name] * len(row["z"]),
+                "marker": {"color": color, "size": 3},
+                "line": {"width": 1.2},
+                "boxpoints": "outliers",
+                "customdata": [index] * len(row["z"]),
+                "hovertemplate": "Judge " + name + "<br>z = %{y:.2f}<extra></extra>",
+                "showlegend": False,
+            }
+        )
+    aspect = esc(panel["aspect"])
+    source = "the file's z" if panel["z_source"] == "given" else "per-judge (0,1) normalization"
+    return _figure(
+        data,
+        _layout(
+            f"Normalized {aspect} scores per judge ({source})",
+            xaxis=_axis(
+                "Judge", type="category", tickangle=-45 if len(panel["judges"]) > 12 else 0
+            ),
+            yaxis=_axis("z-score (judge mean 0, sd 1)", zeroline=True),
+        ),
+    )
+
+
+# ---------------------------------------------------------------- agreement
+
+
+def agreement_figure(
+    judges: Sequence[str],
+    r: Sequence[Sequence[float | None]],
+    n_common: Sequence[Sequence[int]],
+    *,
+    aspect: str,
+    normalized: bool,
+    unit: str,
+) -> dict[str, Any]:
+    """Judge x judge Pearson's r heat map (blank where judges share too few items)."""
+    names = [esc(judge) for judge in judges]
+    text = [["" if value is None else f"{value:.2f}" for value in row] for row in r]
+    what = "candidates" if unit == "candidate" else "systems (judge means)"
+    scores = "normalized" if normalized else "raw"
+    data = [
+        {
+            "type": "heatmap",
+            "x": names,
+            "y": names,
+            "z": [[None if v is None else v for v in row] for row in r],
+            "zmin": -1,
+            "zmax": 1,
+            "colorscale": DIVERGING,
+            "colorbar": {"title": {"text": "r"}},
+            "text": text,
+            "texttemplate": "%{text}" if len(judges) <= 12 else "",
+            "customdata": [list(row) for row in n_common],
+            "hovertemplate": (
+                "%{y} × %{x}<br>r = %{z:.3f} over %{customdata} common " + what + "<extra></extra>"
+            ),
+            "hoverongaps": False,
+            "xgap": 1,
+            "ygap": 1,
+        }
+    ]
+    size = max(420, min(900, 90 + 28 * len(judges)))
+    return _figure(
+        data,
+        _layout(
+            f"Agreement between judges: Pearson's r of {scores} {esc(aspect)} scores on common "
+            f"{what}",
+            height=size,
+            xaxis=_axis("Judge", type="category", tickangle=-45 if len(judges) > 8 else 0),
+            yaxis=_axis("Judge", type="category", autorange="reversed"),
+            margin={"l": 110, "r": 20, "t": 60, "b": 100},
+        ),
+    )
+
+
+# ---------------------------------------------------------------- ranking
+
+
+def ranking_figure(
+    systems: Sequence[Mapping[str, Any]],
+    *,
+    aspect: str,
+    normalized: bool,
+    colors: Mapping[str, str],
+) -> dict[str, Any]:
+    """Systems by score, best on top, with their bootstrap confidence intervals.
+
+    Args:
+        systems: rows with ``system``, ``score``, ``low``, ``high``, ``n_segments``,
+            ``n_judgments``, best first.
+        aspect: the aspect's name (title).
+        normalized: the scores are z (else raw).
+        colors: system -> colour.
+    """
+    data = []
+    for row in systems:
+        name = esc(row["system"])
+        score, low, high = row["score"], row["low"], row["high"]
+        error = None
+        if low is not None and high is not None:
+            error = {
+                "type": "data",
+                "symmetric": False,
+                "array": [high - score],
+                "arrayminus": [score - low],
+                "color": colors.get(row["system"], INK),
+                "thickness": 2,
+                "width": 6,
+            }
+        ci = f"[{low:.3f}, {high:.3f}]" if low is not None and high is not None else "none"
+        trace: dict[str, Any] = {
+            "type": "scatter",
+            "mode": "markers",
+            "name": name,
+            "x": [score],
+            "y": [name],
+            "marker": {"color": colors.get(row["system"], INK), "size": 11},
+            "customdata": [[ci, row["n_segments"], row["n_judgments"]]],
+            "hovertemplate": (
+                f"<b>{name}</b><br>score %{{x:.3f}}<br>95 % CI %{{customdata[0]}}<br>"
+                "%{customdata[1]} segments, %{customdata[2]} judgments<extra></extra>"
+            ),
+            "showlegend": False,
+        }
+        if error is not None:
+            trace["error_x"] = error
+        data.append(trace)
+    kind = "normalized (z)" if normalized else "raw"
+    height = max(360, 120 + 34 * len(systems))
+    return _figure(
+        data,
+        _layout(
+            f"Human system ranking: {kind} {esc(aspect)} score with 95 % bootstrap CI",
+            height=height,
+            xaxis=_axis(
+                "Mean normalized score (z)" if normalized else f"Mean raw {esc(aspect)} score"
+            ),
+            yaxis=_axis(
+                "System",
+                type="category",
+                autorange="reversed",
+                categoryorder="array",
+                categoryarray=[esc(row["system"]) for row in systems],
+            ),
+            margin={"l": 150, "r": 30, "t": 60, "b": 60},
+        ),
+    )
+
+
+def significance_figure(
+    order: Sequence[str],
+    tests: Sequence[Any],
+    *,
+    aspect: str,
+    normalized: bool,
+) -> dict[str, Any]:
+    """Row minus column score difference for every pair of systems, in ranking order; cells
+    whose paired bootstrap p < 0.05 are marked with ★ and shown in full colour."""
+    position = {name: k for k, name in enumerate(order)}
+    size = len(order)
+    z: list[list[float | None]] = [[None] * size for _ in range(size)]
+    text = [[""] * size for _ in range(size)]
+    p: list[list[float | None]] = [[None] * size for _ in range(size)]
+    biggest = 0.0
+    for test in tests:
+        if test.a not in position or test.b not in position or math.isnan(test.difference):
+            continue
+        for row, column, sign in ((test.a, test.b, 1.0), (test.b, test.a, -1.0)):
+            i, j = position[row], position[column]
+            value = sign * test.difference
+            z[i][j] = value if test.significant else value * 0.35
+            text[i][j] = f"{value:+.2f}{'★' if test.significant else ''}"
+            p[i][j] = test.p
+            biggest = max(biggest, abs(value))
+    names = [esc(name) for name in order]
+    customdata = [
+        [[text[i][j], "–" if p[i][j] is None else f"{p[i][j]:.3f}"] for j in range(size)]
+        for i in range(size)
+    ]
+    data = [
+        {
+            "type": "heatmap",
+            "x": names,
+            "y": names,
+            "z": z,
+            "zmin": -biggest or -1,
+            "zmax": biggest or 1,
+            "colorscale": DIVERGING,
+            "showscale": False,
+            "text": text,
+            "texttemplate": "%{text}" if size <= 16 else "",
+            "textfont": {"size": 10},
+            "customdata": customdata,
+            "hovertemplate": (
+                "%{y} − %{x}: %{customdata[0]}<br>paired bootstrap p = %{customdata[1]}"
+                "<extra></extra>"
+            ),
+            "hoverongaps": False,
+            "xgap": 1,
+            "ygap": 1,
+        }
+    ]
+    kind = "normalized" if normalized else "raw"
+    height = max(420, 140 + 32 * size)
+    return _figure(
+        data,
+        _layout(
+            f"Pairwise differences ({kind} {esc(aspect)}), row − column; ★ significant (p < 0.05)",
+            height=height,
+            xaxis=_axis("System", type="category", tickangle=-45, side="bottom"),
+            yaxis=_axis("System", type="category", autorange="reversed"),
+            margin={"l": 150, "r": 20, "t": 60, "b": 130},
+        ),
+    )

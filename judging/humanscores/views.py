@@ -1,0 +1,215 @@
+"""Human-score pages: judgment sets and campaigns, the judge-bias, agreement and ranking panels.
+
+Thin views: a selector gives plain data, ``charts`` turns it into figures. Admins and viewers
+only (``browser_required``); judges get 403, as they must not see others' scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+
+from evaltrans.corpora.models import Segment
+from evaltrans.corpora.selectors import SEGMENTS_PER_PAGE
+from evaltrans.roles import browser_required
+from judging.models import Campaign
+from metrics.core.human_scores import HumanScoresError
+
+from . import charts
+from .models import JudgmentSet
+from .selectors import (
+    SOURCE_KINDS,
+    HumanSource,
+    agreement_panel,
+    human_source_get,
+    human_source_list,
+    judge_bias_panel,
+    judge_judgments,
+    ranking_panel,
+)
+
+VIEWS = ("raw", "normalized")
+JUDGMENTS_PER_PAGE = 100
+
+
+def _source(kind: str, pk: int) -> HumanSource:
+    if kind not in SOURCE_KINDS:
+        raise Http404("unknown kind of judgment source")
+    try:
+        return human_source_get(kind=kind, pk=pk)
+    except (JudgmentSet.DoesNotExist, Campaign.DoesNotExist):
+        raise Http404("no such judgment set or campaign") from None
+
+
+def _choice(request: HttpRequest, name: str, choices: list[str], default: str) -> str:
+    value = request.GET.get(name, "")
+    return value if value in choices else default
+
+
+def _context(request: HttpRequest, source: HumanSource, tab: str, aspects: list[str]):
+    aspect = _choice(request, "aspect", aspects, aspects[0] if aspects else "")
+    view = _choice(request, "view", list(VIEWS), "raw")
+    return {
+        "source": source,
+        "tab": tab,
+        "aspects": aspects,
+        "aspect": aspect,
+        "view": view,
+    }
+
+
+@browser_required
+def source_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "humanscores/source_list.html", {"sources": human_source_list()})
+
+
+@browser_required
+def judge_bias(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    source = _source(kind, pk)
+    context = _context(request, source, "judges", source.aspects)
+    if not source.records:
+        return render(request, "humanscores/judge_bias.html", context)
+    panel = judge_bias_panel(source=source, aspect=context["aspect"])
+    base = reverse("humanscores:judge_detail", args=[kind, pk])
+    context.update(
+        panel=panel,
+        figure_levels=charts.judge_levels_figure(panel) if panel["has_raw"] else None,
+        figure_z=charts.judge_z_figure(panel),
+        judge_links=[
+            f"{base}?{urlencode({'judge': row['judge'], 'aspect': context['aspect']})}"
+            for row in panel["judges"]
+        ],
+    )
+    if not panel["has_raw"]:
+        context["view"] = "normalized"
+    return render(request, "humanscores/judge_bias.html", context)
+
+
+@browser_required
+def judge_detail(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    source = _source(kind, pk)
+    judge = request.GET.get("judge", "")
+    if judge not in {record.judge for record in source.records}:
+        raise Http404("no such judge in this set")
+    rows = judge_judgments(source=source, judge=judge)
+    aspect = _choice(request, "aspect", source.aspects, "")
+    if aspect:
+        rows = [row for row in rows if row["aspect"] == aspect]
+    page = Paginator(rows, JUDGMENTS_PER_PAGE).get_page(request.GET.get("page", 1))
+    _link_segments(source, page.object_list)
+    context = _context(request, source, "judges", source.aspects)
+    context.update(judge=judge, page=page, aspect=aspect, total=len(rows))
+    return render(request, "humanscores/judge_detail.html", context)
+
+
+def _link_segments(source: HumanSource, rows: list[dict[str, Any]]) -> None:
+    """Each row's link into the test-set browser (page and anchor of its segment)."""
+    if source.test_set is None:
+        return
+    pks = {row["segment_pk"] for row in rows if row["segment_pk"]}
+    index = dict(Segment.objects.filter(pk__in=pks).values_list("pk", "index"))
+    url = reverse("corpora:test_set_detail", args=[source.test_set.pk])
+    for row in rows:
+        position = index.get(row["segment_pk"])
+        if position is not None:
+            page = position // SEGMENTS_PER_PAGE + 1
+            row["url"] = f"{url}?page={page}#seg-{position + 1}"
+
+
+@browser_required
+def agreement(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    source = _source(kind, pk)
+    context = _context(request, source, "agreement", source.aspects)
+    if not source.records:
+        return render(request, "humanscores/agreement.html", context)
+    unit = request.GET.get("unit") if request.GET.get("unit") in ("candidate", "system") else None
+    panel = agreement_panel(source=source, aspect=context["aspect"], unit=unit)
+    result = panel["agreement"]
+    figures = {
+        name: charts.agreement_figure(
+            result.judges,
+            matrix,
+            result.n_common,
+            aspect=context["aspect"],
+            normalized=name == "normalized",
+            unit=result.unit,
+        )
+        for name, matrix in (("raw", result.r_raw), ("normalized", result.r_normalized))
+    }
+    if not panel["has_raw"]:
+        context["view"] = "normalized"
+    context.update(panel=panel, result=result, figures=figures, unit=result.unit)
+    return render(request, "humanscores/agreement.html", context)
+
+
+@browser_required
+def ranking(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
+    source = _source(kind, pk)
+    context = _context(request, source, "ranking", source.score_aspects)
+    weightings = ["reference", "none"] if source.test_set is not None else ["none"]
+    weighting = _choice(request, "weighting", weightings, source.default_weighting)
+    context.update(weightings=weightings, weighting=weighting)
+    if not source.records:
+        return render(request, "humanscores/ranking.html", context)
+    try:
+        panel = ranking_panel(source=source, aspect=context["aspect"], weighting=weighting)
+    except HumanScoresError as error:
+        context["error"] = str(error)
+        return render(request, "humanscores/ranking.html", context)
+    scores = panel["scores"]
+    colors = charts.system_colors([row.system for row in scores.systems])
+    views = {}
+    for name in VIEWS:
+        rows = _ranking_rows(scores.systems, name, panel[f"tests_{name}"])
+        if not rows:
+            continue
+        order = [row["system"] for row in rows]
+        views[name] = {
+            "rows": rows,
+            "figure": charts.ranking_figure(
+                rows, aspect=context["aspect"], normalized=name == "normalized", colors=colors
+            ),
+            "significance": charts.significance_figure(
+                order,
+                panel[f"tests_{name}"],
+                aspect=context["aspect"],
+                normalized=name == "normalized",
+            ),
+        }
+    if "raw" not in views:
+        context["view"] = "normalized"
+    context.update(panel=panel, scores=scores, views=views, colors=colors)
+    return render(request, "humanscores/ranking.html", context)
+
+
+def _ranking_rows(systems: list[Any], view: str, tests: list[Any]) -> list[dict[str, Any]]:
+    rows = []
+    for score in systems:
+        value = score.raw if view == "raw" else score.normalized
+        if value is None:
+            return []
+        ci = score.raw_ci if view == "raw" else score.normalized_ci
+        rows.append(
+            {
+                "system": score.system,
+                "score": value,
+                "low": ci.low if ci else None,
+                "high": ci.high if ci else None,
+                "n_segments": score.n_segments,
+                "n_judgments": score.n_judgments,
+                "beats": sum(1 for t in tests if t.significant and _winner(t) == score.system),
+            }
+        )
+    rows.sort(key=lambda row: (-row["score"], row["system"]))
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    return rows
+
+
+def _winner(test: Any) -> str:
+    return test.a if test.difference > 0 else test.b
