@@ -96,7 +96,11 @@ def judge_screen(request: HttpRequest, pk: int, screen: int) -> HttpResponse:
             except JudgingError as error:
                 messages.error(request, str(error))
                 return redirect("judging:judge_screen", pk=pk, screen=screen)
-            return redirect("judging:judge_next", pk=pk)
+            # Straight to the next open screen: one request less per answer than via judge_next.
+            following = screen_next(assignment=assignment)
+            if following is None:
+                return redirect("judging:judge_next", pk=pk)
+            return redirect("judging:judge_screen", pk=pk, screen=following + 1)
         messages.error(request, "The page sent an incomplete form; score again.")
         return redirect("judging:judge_screen", pk=pk, screen=screen)
     view = screen_detail(assignment=assignment, screen=screen - 1)

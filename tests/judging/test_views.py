@@ -65,9 +65,11 @@ def test_a_judge_sees_and_scores_their_own_assignment(client, campaign, judges):
     assert first["Location"] == screen_url(assignment, 1)
     response = scored_post(client, assignment, 1)
     assert response.status_code == 302
-    assert response["Location"] == reverse("judging:judge_next", args=[assignment.pk])
+    assert response["Location"] == screen_url(assignment, 2)
     assert Judgment.objects.filter(assigned_item__assignment=assignment).count() == 2
-    assert client.get(response["Location"])["Location"] == screen_url(assignment, 2)
+    assert client.get(reverse("judging:judge_next", args=[assignment.pk]))["Location"] == (
+        screen_url(assignment, 2)
+    )
 
 
 def test_another_judges_assignment_is_a_404_even_for_admins(client, campaign, judges, admin_user):
