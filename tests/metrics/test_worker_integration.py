@@ -1,0 +1,394 @@
+"""Metric runs through real Celery worker processes (not eager mode).
+
+Everything runs in subprocesses against a private database and broker, so the workers and
+the ``evaluate`` command share them exactly as in production:
+
+* embedded default: SQLite file and filesystem broker inside a private ``EVALTRANS_VAR_DIR``;
+* scale-out: with ``DATABASE_URL=postgres://…`` a private database ``<name>_runs_<hex>`` is
+  created on that server (and dropped afterwards); with ``CELERY_BROKER_URL=redis://…`` the
+  workers use database 13 of that Redis server, flushed before and after.
+
+Scores are compared with ``metrics.core`` called directly on the same files. Every test is
+bounded by timeouts, and every process started here is killed (by its process group) at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+import pytest
+
+from metrics.core import get_metric
+
+pytestmark = pytest.mark.worker
+
+PROJECT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+CELERY = str(Path(sys.executable).with_name("celery"))
+WORDS = (
+    "the a cat dog house garden sat ran on in under over big small red blue green tree car "
+    "road river city old new walked saw quickly slowly"
+).split()
+REDIS_TEST_DB = 13
+
+
+def synthetic_corpus(folder: Path, segments: int, systems: int, seed: int) -> dict[str, Path]:
+    rng = random.Random(seed)
+    references = [" ".join(rng.choices(WORDS, k=rng.randint(8, 30))) for _ in range(segments)]
+    files = {"src": folder / "src.txt", "ref": folder / "ref.txt"}
+    files["src"].write_text("".join(f"source {r}\n" for r in references), encoding="utf-8")
+    files["ref"].write_text("".join(f"{r}\n" for r in references), encoding="utf-8")
+    for number in range(systems):
+        lines = []
+        for reference in references:
+            tokens = reference.split()
+            for _ in range(rng.randint(0, 5)):
+                tokens[rng.randrange(len(tokens))] = rng.choice(WORDS)
+            if rng.random() < 0.3:
+                rng.shuffle(tokens)
+            lines.append(" ".join(tokens))
+        path = folder / f"sys{number}.txt"
+        path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+        files[f"sys{number}"] = path
+    return files
+
+
+def read_lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def core_scores(files: dict[str, Path], measure: str) -> dict[str, float]:
+    scorer = get_metric(measure)()
+    references = [[line] for line in read_lines(files["ref"])]
+    return {
+        name: scorer.corpus_score(read_lines(path), references).score
+        for name, path in files.items()
+        if name.startswith("sys")
+    }
+
+
+class Site:
+    """The private environment: database, broker, var folder, and the processes started."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.var = root / "var"
+        self.var.mkdir()
+        self.env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("PYTEST", "DJANGO_"))
+        }
+        self.env.update(
+            {
+                "EVALTRANS_VAR_DIR": str(self.var),
+                "DJANGO_SETTINGS_MODULE": "evaltrans.settings.dev",
+                "DEBUG": "false",
+                "LOG_LEVEL": "WARNING",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        self.workers: list[tuple[subprocess.Popen, Path]] = []
+        self.pg_admin_url: str | None = None
+        self.pg_name: str | None = None
+        self.redis_url: str | None = None
+        database_url = os.environ.get("DATABASE_URL", "")
+        if database_url.startswith("postgres"):
+            self._create_postgres(database_url)
+        broker = os.environ.get("CELERY_BROKER_URL", "")
+        if broker.startswith("redis"):
+            parsed = urlparse(broker)
+            self.redis_url = urlunparse(parsed._replace(path=f"/{REDIS_TEST_DB}"))
+            self.env["CELERY_BROKER_URL"] = self.redis_url
+            self._flush_redis()
+        else:
+            self.env.pop("CELERY_BROKER_URL", None)
+            for folder in ("queue", "processed"):
+                (self.var / "broker" / folder).mkdir(parents=True, exist_ok=True)
+
+    def _create_postgres(self, url: str) -> None:
+        import psycopg
+
+        parsed = urlparse(url)
+        self.pg_name = f"{(parsed.path.lstrip('/') or 'evaltrans')}_runs_{uuid.uuid4().hex[:8]}"
+        self.pg_admin_url = urlunparse(parsed._replace(path="/postgres"))
+        with psycopg.connect(self.pg_admin_url, autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{self.pg_name}"')
+        self.env["DATABASE_URL"] = urlunparse(parsed._replace(path=f"/{self.pg_name}"))
+
+    def _flush_redis(self) -> None:
+        import redis
+
+        redis.Redis.from_url(self.redis_url).flushdb()
+
+    def manage(self, *args: str, timeout: float = 180, check: bool = True, **env: str):
+        result = subprocess.run(
+            [PYTHON, "manage.py", *args],
+            cwd=PROJECT,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if check and result.returncode != 0:
+            raise AssertionError(f"manage.py {' '.join(args)} failed:\n{result.stderr}")
+        return result
+
+    def shell(self, code: str) -> str:
+        return self.manage("shell", "-v", "0", "-c", code, timeout=60).stdout.strip()
+
+    def start_worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
+        log = self.root / f"{name}.log"
+        process = subprocess.Popen(
+            [
+                CELERY,
+                "-A",
+                "evaltrans",
+                "worker",
+                "--loglevel=INFO",
+                "-n",
+                f"{name}@%h",
+                f"--concurrency={concurrency}",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                f"--logfile={log}",
+            ],
+            cwd=PROJECT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: killing it kills its children
+        )
+        self.workers.append((process, log))
+        return process
+
+    def kill(self, process: subprocess.Popen, sig: int = signal.SIGKILL) -> None:
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+    def close(self) -> None:
+        for process, _ in self.workers:
+            self.kill(process)
+        if self.redis_url:
+            self._flush_redis()
+        if self.pg_name:
+            import psycopg
+
+            with psycopg.connect(self.pg_admin_url, autocommit=True) as connection:
+                connection.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+
+    def import_corpus(self, name: str, files: dict[str, Path]) -> None:
+        systems = [
+            arg
+            for key, path in files.items()
+            if key.startswith("sys")
+            for arg in ("--system", f"{key}={path}")
+        ]
+        self.manage(
+            "import_corpus",
+            "text",
+            "--name",
+            name,
+            "--source-lang",
+            "en",
+            "--target-lang",
+            "en",
+            "--source",
+            str(files["src"]),
+            "--ref",
+            str(files["ref"]),
+            *systems,
+        )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Iterator[Site]:
+    if not Path(CELERY).exists():
+        pytest.skip("celery executable not found beside the Python interpreter")
+    site = Site(tmp_path_factory.mktemp("runs-site"))
+    try:
+        site.manage("migrate", "--noinput", timeout=300)
+        yield site
+    finally:
+        site.close()
+
+
+def scores_of(output: str) -> dict[str, dict[str, float]]:
+    payload = json.loads(output)
+    return {
+        label["label"]: {
+            system["name"]: system["scores"][label["label"]] for system in payload["systems"]
+        }
+        for label in payload["measures"]
+    }
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def test_run_through_real_workers_equals_core(site, tmp_path):
+    files = synthetic_corpus(tmp_path, segments=300, systems=3, seed=1)
+    site.import_corpus("plain", files)
+    worker = site.start_worker("plain", concurrency=2)
+    result = site.manage(
+        "evaluate",
+        "--test-set",
+        "plain",
+        "--measures",
+        "wer,per",
+        "--chunk-size",
+        "40",
+        "--json",
+        "--timeout",
+        "120",
+    )
+    scores = scores_of(result.stdout)
+    for measure in ("wer", "per"):
+        assert scores[measure] == pytest.approx(core_scores(files, measure), abs=1e-9)
+    site.kill(worker, signal.SIGTERM)
+
+
+def test_worker_killed_mid_run_completes_with_identical_scores(site, tmp_path):
+    """SIGKILL in the middle of a run; a new worker finishes it; nothing is stored twice."""
+    files = synthetic_corpus(tmp_path, segments=600, systems=3, seed=2)
+    site.import_corpus("killed", files)
+    first = site.start_worker("first")
+    evaluate = subprocess.Popen(
+        [
+            PYTHON,
+            "manage.py",
+            "evaluate",
+            "--test-set",
+            "killed",
+            "--measures",
+            "cder,ter",
+            "--chunk-size",
+            "60",
+            "--json",
+            "--timeout",
+            "240",
+        ],
+        cwd=PROJECT,
+        env=site.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        total_chunks = 3 * (600 // 60)
+
+        def stored() -> int:
+            return int(
+                site.shell(
+                    "from metrics.models import SegmentStatistics as S;"
+                    "print(S.objects.filter(test_set__name='killed').count())"
+                )
+            )
+
+        wait_for(lambda: stored() >= 4, 120, "the first chunks")
+        site.kill(first, signal.SIGKILL)
+        at_kill = stored()
+        assert at_kill < 2 * total_chunks, "the kill should land in the middle of the run"
+        site.start_worker("second")
+        out, err = evaluate.communicate(timeout=240)
+    finally:
+        if evaluate.poll() is None:
+            os.killpg(evaluate.pid, signal.SIGKILL)
+            evaluate.wait(timeout=10)
+    assert evaluate.returncode == 0, err
+    scores = scores_of(out)
+    for measure in ("cder", "ter"):
+        assert scores[measure] == pytest.approx(core_scores(files, measure), abs=1e-9)
+    counts = json.loads(
+        site.shell(
+            "import json; from metrics.models import SegmentStatistics as S;"
+            "from django.db.models import Count;"
+            "print(json.dumps([S.objects.filter(test_set__name='killed').count(),"
+            " S.objects.filter(test_set__name='killed').values('system','signature','start')"
+            ".annotate(n=Count('id')).filter(n__gt=1).count()]))"
+        )
+    )
+    assert counts == [2 * total_chunks, 0]  # every chunk of both measures, none twice
+
+
+def test_broker_down_says_so_and_run_proceeds_when_it_returns(site, tmp_path):
+    files = synthetic_corpus(tmp_path, segments=120, systems=2, seed=3)
+    site.import_corpus("outage", files)
+    if site.redis_url:
+        down = {"CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}  # nothing listens on port 1
+        restore = None
+    else:
+        queue = site.var / "broker" / "queue"
+        shutil.rmtree(queue, ignore_errors=True)
+        queue.write_text("not a folder")  # the broker's folder is unusable
+        down = {}
+
+        def restore() -> None:
+            queue.unlink()
+            queue.mkdir()
+
+    result = site.manage(
+        "evaluate",
+        "--test-set",
+        "outage",
+        "--measures",
+        "wer",
+        "--timeout",
+        "30",
+        check=False,
+        **down,
+    )
+    assert result.returncode != 0
+    assert "cannot be reached" in result.stderr and "queued" in result.stderr
+    # Browsing keeps working without the broker.
+    assert "outage" in site.shell(
+        "from evaltrans.corpora.models import TestSet; print([t.name for t in TestSet.objects.all()])"
+    )
+    if restore:
+        restore()
+    site.start_worker("after-outage")
+
+    def finished() -> bool:
+        return (
+            site.shell(
+                "from metrics.models import MetricRun;"
+                "print(MetricRun.objects.filter(test_set__name='outage').get().status)"
+            )
+            == "done"
+        )
+
+    wait_for(finished, 120, "the queued run to finish after the broker returned")
+    stored = json.loads(
+        site.shell(
+            "import json; from metrics.models import SystemScore as S;"
+            "print(json.dumps({s.system.name: s.score for s in "
+            "S.objects.filter(test_set__name='outage', measure='wer')}))"
+        )
+    )
+    assert stored == pytest.approx(core_scores(files, "wer"), abs=1e-9)
