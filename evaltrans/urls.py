@@ -10,5 +10,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("judging/", include("judging.urls")),
     path("human/", include("judging.humanscores.urls")),
+    path("runs/", include("metrics.urls")),
     path("", include("evaltrans.corpora.urls")),
 ]
