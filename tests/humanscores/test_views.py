@@ -1,0 +1,186 @@
+"""The human-score pages: login required, admins and viewers only (judges 403), unknown sets 404,
+names escaped everywhere (tables and figures), few queries."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from judging.humanscores.models import JudgmentSet
+
+pytestmark = pytest.mark.django_db
+
+PANELS = ("humanscores:ranking", "humanscores:judge_bias", "humanscores:agreement")
+
+
+@pytest.fixture
+def toy_set(files, toy_test_set) -> JudgmentSet:
+    call_command("import_judgments", "mqm-tsv", str(files["mqm"]), "--name", "toy mqm",
+                 "--test-set", "toy", stdout=StringIO())  # fmt: skip
+    return JudgmentSet.objects.get(name="toy mqm")
+
+
+def urls(judgment_set: JudgmentSet) -> list[str]:
+    pages = [reverse(name, args=["set", judgment_set.pk]) for name in PANELS]
+    detail = reverse("humanscores:judge_detail", args=["set", judgment_set.pk])
+    return [reverse("humanscores:index"), *pages, f"{detail}?judge=rater1"]
+
+
+def test_admin_and_viewer_see_every_page(client, toy_set, admin_user, viewer_user):
+    for user in (admin_user, viewer_user):
+        client.force_login(user)
+        for url in urls(toy_set):
+            response = client.get(url)
+            assert response.status_code == 200, url
+
+
+def test_judges_are_forbidden_and_anonymous_users_sent_to_login(client, toy_set, judge_user):
+    for url in urls(toy_set):
+        assert client.get(url).status_code == 302
+    client.force_login(judge_user)
+    for url in urls(toy_set):
+        assert client.get(url).status_code == 403
+
+
+def test_unknown_sources_and_judges_are_404(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    assert client.get(reverse("humanscores:ranking", args=["set", 999])).status_code == 404
+    assert client.get(reverse("humanscores:ranking", args=["campaign", 999])).status_code == 404
+    assert client.get(reverse("humanscores:ranking", args=["other", toy_set.pk])).status_code == 404
+    detail = reverse("humanscores:judge_detail", args=["set", toy_set.pk])
+    assert client.get(f"{detail}?judge=nobody").status_code == 404
+
+
+def _figures(response) -> dict[str, dict]:
+    from html.parser import HTMLParser
+
+    found: dict[str, dict] = {}
+
+    class Scripts(HTMLParser):
+        current = None
+
+        def handle_starttag(self, tag, attrs):
+            attributes = dict(attrs)
+            if tag == "script" and attributes.get("type") == "application/json":
+                self.current = attributes["id"]
+
+        def handle_data(self, data):
+            if self.current:
+                found[self.current] = json.loads(data)
+                self.current = None
+
+    Scripts().feed(response.content.decode())
+    return found
+
+
+def test_judge_names_are_escaped_in_tables_and_figures(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    bias = client.get(reverse("humanscores:judge_bias", args=["set", toy_set.pk]))
+    html = bias.content.decode()
+    assert "<b>rater2</b>" not in html
+    assert "&lt;b&gt;rater2&lt;/b&gt;" in html
+    figures = _figures(bias)
+    names = figures["fig-levels"]["data"][0]["x"]
+    assert "&lt;b&gt;rater2&lt;/b&gt;" in names and "<b>rater2</b>" not in json.dumps(figures)
+    links = figures["judge-links"]
+    assert any("judge=%3Cb%3Erater2%3C%2Fb%3E" in link for link in links)
+    agreement = _figures(client.get(reverse("humanscores:agreement", args=["set", toy_set.pk])))
+    assert "<b>rater2</b>" not in json.dumps(agreement)
+
+
+def test_bias_panel_shows_levels_and_both_views(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    response = client.get(reverse("humanscores:judge_bias", args=["set", toy_set.pk]))
+    figures = _figures(response)
+    levels = [trace["name"] for trace in figures["fig-levels"]["data"]]
+    assert levels[-1] == "0 (no error)" and levels[0] == "−25 or less"
+    assert {trace["type"] for trace in figures["fig-z"]["data"]} == {"box"}
+    assert figures["fig-levels"]["layout"]["title"]["text"].startswith("Distribution of mqm")
+    content = response.content.decode()
+    assert 'data-view="raw"' in content and 'data-view="normalized"' in content
+
+
+def test_agreement_panel_on_shared_candidates(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    response = client.get(reverse("humanscores:agreement", args=["set", toy_set.pk]))
+    result = response.context["result"]
+    assert result.unit == "candidate" and result.shared_items == 9
+    assert result.judges == ["<b>rater2</b>", "rater1"]
+    assert result.n_common[0][1] == 9
+    assert "fig-agreement-normalized" in _figures(response)
+
+
+def test_agreement_falls_back_to_system_means_without_shared_candidates(
+    client, toy_set, admin_user
+):
+    toy_set.judgments.filter(judge="rater1", segment_key__in=["1", "2"]).delete()
+    toy_set.judgments.filter(judge="<b>rater2</b>", segment_key="3").delete()
+    client.force_login(admin_user)
+    response = client.get(reverse("humanscores:agreement", args=["set", toy_set.pk]))
+    assert response.context["panel"]["fallback"] and response.context["unit"] == "system"
+    assert b"No two judges scored the same candidate" in response.content
+
+
+def test_ranking_panel_orders_systems_and_tests_differences(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    url = reverse("humanscores:ranking", args=["set", toy_set.pk])
+    response = client.get(url, {"aspect": "mqm", "weighting": "none"})
+    rows = response.context["views"]["raw"]["rows"]
+    assert [row["system"] for row in rows][0] == "ref"
+    assert rows[0]["rank"] == 1 and rows[0]["score"] == 0.0
+    figures = _figures(response)
+    assert {"fig-ranking-raw", "fig-ranking-normalized", "fig-significance-raw"} <= set(figures)
+    colors = {t["name"]: t["marker"]["color"] for t in figures["fig-ranking-raw"]["data"]}
+    again = {t["name"]: t["marker"]["color"] for t in figures["fig-ranking-normalized"]["data"]}
+    assert colors == again
+
+
+def test_judge_detail_lists_judgments_with_links_to_segments(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    detail = reverse("humanscores:judge_detail", args=["set", toy_set.pk])
+    response = client.get(detail, {"judge": "rater1", "aspect": "mqm"})
+    rows = list(response.context["page"].object_list)
+    assert len(rows) == 9 and {row["aspect"] for row in rows} == {"mqm"}
+    assert rows[0]["url"].endswith("?page=1#seg-1")
+
+
+def test_pages_use_few_queries(client, toy_set, admin_user, django_assert_max_num_queries):
+    client.force_login(admin_user)
+    for url in urls(toy_set)[1:]:
+        with django_assert_max_num_queries(15):
+            client.get(url)
+
+
+def test_test_set_page_links_to_its_judgment_sets(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    response = client.get(toy_set.test_set.get_absolute_url())
+    assert reverse("humanscores:ranking", args=["set", toy_set.pk]).encode() in response.content
+
+
+def test_the_nav_shows_human_scores_to_browsers_only(client, admin_user, judge_user):
+    client.force_login(admin_user)
+    assert (
+        reverse("humanscores:index").encode()
+        in client.get(reverse("corpora:test_set_list")).content
+    )
+    client.force_login(judge_user)
+    assert reverse("humanscores:index").encode() not in client.get("/judging/").content
+
+
+def test_campaign_panels_render(client, campaign, admin_user):
+    client.force_login(admin_user)
+    for name in PANELS:
+        response = client.get(reverse(name, args=["campaign", campaign.pk]), {"aspect": "adequacy"})
+        assert response.status_code == 200
+    bias = client.get(reverse("humanscores:judge_bias", args=["campaign", campaign.pk]))
+    assert [row["judge"] for row in bias.context["panel"]["judges"]] == [
+        "judge1",
+        "judge2",
+        "judge3",
+    ]
+    assert bias.context["panel"]["levels"] == ["1", "2", "3", "4", "5"]
+    assert all(row["seconds"] for row in bias.context["panel"]["judges"])
