@@ -1,0 +1,79 @@
+"""Celery tasks of metric runs: registered names, JSON arguments, thin calls, failure policy."""
+
+from __future__ import annotations
+
+import json
+from unittest import mock
+
+import pytest
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import OperationalError
+
+from evaltrans.celery import app
+from metrics import services, tasks
+from metrics.models import MetricRun
+from tests.metrics.run_helpers import choices, make_test_set
+
+pytestmark = pytest.mark.django_db
+
+
+def test_tasks_are_registered_with_stable_names_and_retry_policy():
+    for name in ("metrics.run_plan", "metrics.chunk_compute", "metrics.run_finalize"):
+        task = app.tasks[name]
+        assert OperationalError in task.autoretry_for
+        assert task.max_retries == 5
+    assert "metrics.runs_resume" in app.tasks
+
+
+def test_task_arguments_are_plain_json_ids(django_capture_on_commit_callbacks):
+    test_set = make_test_set()
+    sent = []
+    with mock.patch.object(
+        tasks.metric_chunk_compute_task, "delay", side_effect=lambda *a: sent.append(a)
+    ):
+        run = services.metric_run_create(
+            test_set=test_set, systems=test_set.systems.all(), measures=choices("wer"), chunk_size=5
+        )
+        with django_capture_on_commit_callbacks(execute=True):
+            services.metric_run_plan(run_id=run.pk)
+    assert len(sent) == 4  # 2 systems x 2 chunks
+    for args in sent:
+        assert json.loads(json.dumps(args)) == list(args)
+        assert all(isinstance(value, int) for value in args)
+
+
+def test_tasks_call_one_service_each():
+    with mock.patch.object(services, "metric_chunk_compute", return_value=3) as service:
+        assert tasks.metric_chunk_compute_task.run(1, 2, 0, 10, 4) == 3
+    service.assert_called_once_with(run_id=1, system_id=2, start=0, stop=10, generation=4)
+    with mock.patch.object(services, "metric_run_finalize", return_value=True) as service:
+        assert tasks.metric_run_finalize_task.run(7) is True
+    service.assert_called_once_with(run_id=7)
+
+
+def test_time_limit_fails_the_run_with_a_hint():
+    test_set = make_test_set()
+    run = services.metric_run_create(
+        test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
+    )
+    MetricRun.objects.filter(pk=run.pk).update(status=MetricRun.Status.RUNNING)
+    with mock.patch.object(services, "metric_chunk_compute", side_effect=SoftTimeLimitExceeded()):
+        with pytest.raises(SoftTimeLimitExceeded):
+            tasks.metric_chunk_compute_task(run.pk, 1, 0, 4)
+    run.refresh_from_db()
+    assert run.status == MetricRun.Status.FAILED and "time limit" in run.error
+
+
+def test_database_errors_are_retried_not_failed():
+    test_set = make_test_set()
+    run = services.metric_run_create(
+        test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
+    )
+    MetricRun.objects.filter(pk=run.pk).update(status=MetricRun.Status.RUNNING)
+    with mock.patch.object(
+        services, "metric_chunk_compute", side_effect=OperationalError("locked")
+    ):
+        with pytest.raises(OperationalError):
+            tasks.metric_chunk_compute_task(run.pk, 1, 0, 4)
+    run.refresh_from_db()
+    assert run.status == MetricRun.Status.RUNNING
