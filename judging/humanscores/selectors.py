@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from django.core.cache import cache
 from django.db.models import Count
 
@@ -346,6 +347,9 @@ def _judge_bias_panel(*, source: HumanSource, aspect: str) -> dict[str, Any]:
                 "raw_mean": s.raw_mean,
                 "raw_sd": s.raw_sd,
                 "z_mean": s.z_mean,
+                "z_median": _quantile(z_by_judge[s.judge], 0.5),
+                "z_low": _quantile(z_by_judge[s.judge], 0.05),
+                "z_high": _quantile(z_by_judge[s.judge], 0.95),
                 "counts": s.level_counts,
                 "z": z_by_judge[s.judge],
                 "normalizable": s.normalizable,
@@ -413,6 +417,10 @@ def _ranking_panel(*, source: HumanSource, aspect: str, weighting: str | None) -
         "tests_raw": analysis.paired_bootstrap(raw, weights) if raw else [],
         "tests_normalized": analysis.paired_bootstrap(normalized, weights),
     }
+
+
+def _quantile(values: list[float], share: float) -> float | None:
+    return float(np.quantile(values, share)) if values else None
 
 
 def _natural(segment_id: str) -> tuple[int, int | str]:

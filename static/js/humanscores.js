@@ -11,12 +11,12 @@
     });
     document.querySelectorAll("[data-view-input]").forEach(function (input) { input.value = view; });
     // A figure drawn while hidden has no size: draw (or resize) it now that it shows.
+    // A figure drawn while hidden got plotly's default size: draw it again now that it shows.
     document.querySelectorAll("[data-view-pane='" + view + "'] [data-figure]").forEach(function (el) {
-      if (window.evaltransCharts && !el.classList.contains("js-plotly-plot")) {
-        window.evaltransCharts.render(el);
-      } else if (typeof Plotly !== "undefined") {
-        Plotly.Plots.resize(el);
-      }
+      if (!window.evaltransCharts || typeof Plotly === "undefined") return;
+      Plotly.purge(el);
+      delete el.dataset.clicksBound;
+      window.evaltransCharts.render(el);
       bindJudgeClicks(el);
     });
     document.querySelectorAll(".hs-tabs a").forEach(function (link) {
