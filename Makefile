@@ -24,6 +24,7 @@ dev-venv: $(VENV)/.dev-installed
 demo: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
+	$(PY) manage.py load_demo_campaign
 
 # The site and one Celery worker on the embedded default; Ctrl-C stops both.
 run: demo

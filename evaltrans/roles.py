@@ -25,8 +25,19 @@ def is_admin(user: AbstractBaseUser | AnonymousUser) -> bool:
     return bool(user.is_authenticated and user.is_staff)
 
 
+def group_names(user: AbstractBaseUser | AnonymousUser) -> frozenset[str]:
+    """The user's group names, read once per user object (that is, once per request)."""
+    if not user.is_authenticated:
+        return frozenset()
+    cached = getattr(user, "_evaltrans_group_names", None)
+    if cached is None:
+        cached = frozenset(user.groups.values_list("name", flat=True))
+        user._evaltrans_group_names = cached  # type: ignore[union-attr]
+    return cached
+
+
 def in_group(user: AbstractBaseUser | AnonymousUser, group: str) -> bool:
-    return bool(user.is_authenticated and user.groups.filter(name=group).exists())
+    return group in group_names(user)
 
 
 def is_judge(user: AbstractBaseUser | AnonymousUser) -> bool:
