@@ -32,8 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from metrics.core.agreement import (
-    _delta_squared,
     cohen_kappa,
+    delta_squared,
     inter_annotator_correlation,
     intra_judge_consistency,
     krippendorff_alpha,
@@ -464,7 +464,7 @@ def _alpha_of(categories: FloatArray, coincidence: FloatArray, level: str) -> fl
     if n <= 1:
         return math.nan
     totals = coincidence.sum(axis=1)
-    delta = _delta_squared(categories, totals, level)
+    delta = delta_squared(categories, totals, level)
     observed = float((coincidence * delta).sum()) / n
     expected = float((np.outer(totals, totals) * delta).sum()) / (n * (n - 1.0))
     return 1.0 - observed / expected if expected > 0 else math.nan

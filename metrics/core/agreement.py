@@ -200,7 +200,7 @@ def krippendorff_alpha(data: FloatArray | Sequence[Sequence[float]], *, level: s
     n = float(coincidence.sum())
     if n <= 1:
         return Alpha(math.nan, level, math.nan, math.nan, int(n))
-    delta = _delta_squared(categories, coincidence.sum(axis=1), level)
+    delta = delta_squared(categories, coincidence.sum(axis=1), level)
     totals = coincidence.sum(axis=1)
     observed = float((coincidence * delta).sum()) / n
     expected = float((np.outer(totals, totals) * delta).sum()) / (n * (n - 1.0))
@@ -227,7 +227,12 @@ def _coincidence(matrix: FloatArray) -> tuple[FloatArray, FloatArray]:
     return categories, coincidence
 
 
-def _delta_squared(categories: FloatArray, totals: FloatArray, level: str) -> FloatArray:
+def delta_squared(categories: FloatArray, totals: FloatArray, level: str) -> FloatArray:
+    """Krippendorff's squared difference δ²(c, k) between the categories, for ``level``.
+
+    ``totals`` are the category marginals n_c (used by the ordinal metric). Public because
+    resampled α (bootstrap intervals) reuses it on the same coincidence matrices.
+    """
     c = categories[:, None]
     k = categories[None, :]
     if level == "nominal":
