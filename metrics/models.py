@@ -42,7 +42,7 @@ class MetricRun(models.Model):
     command_line = models.TextField(blank=True, help_text="Set by the evaluate command.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True, help_text="Why the run failed, for the user.")
-    chunk_size = models.PositiveIntegerField(default=500)
+    chunk_size = models.PositiveIntegerField(default=1000)
     segment_count = models.PositiveIntegerField(default=0)
     n_refs = models.PositiveIntegerField(default=0)
     planned_tasks = models.PositiveIntegerField(default=0)

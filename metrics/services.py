@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 
 Status = MetricRun.Status
 
-DEFAULT_CHUNK_SEGMENTS = 500
+DEFAULT_CHUNK_SEGMENTS = 1000
 
 NO_SYSTEMS = "choose at least one system"
 NO_MEASURES = "choose at least one measure"

@@ -1,0 +1,287 @@
+"""Benchmark of metric runs on WMT17 en-de (16 systems x 3004 segments) imported as a test set.
+
+Rows:
+
+* the default suite through the run machinery with 1 worker process, against calling
+  ``metrics.core`` directly in one process (target: overhead <= 20 %);
+* the same with 2 worker processes against 1 (target: speed-up >= 1.7x on 2 cores);
+* loading the stored results for the results page (target: < 200 ms).
+
+The default suite is every registered measure at its defaults except LJWER and INVWER, which
+EvalTrans computed only on request (``allow-long-jumps``, ``allow-transpositions``) and which
+take minutes per system. Everything runs in a private ``EVALTRANS_VAR_DIR`` (SQLite file and
+filesystem broker, the embedded default) with subprocesses for the workers, which are killed
+at the end; stored results are deleted between the two timed runs so both compute everything.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks.common import BenchRow
+
+PROJECT = Path(__file__).resolve().parents[2]
+DATA_NAME = "wmt17-en-de-sacrebleu"
+OPT_IN = {"ljwer", "invwer"}
+TIMEOUT_S = 1800
+
+
+def _data_root() -> Path:
+    shared = Path(
+        os.environ.get("EVALTRANS_SHARED_DATA", PROJECT.parent / "shared" / "mt-eval-data")
+    )
+    return shared / DATA_NAME
+
+
+def _read(path: Path) -> list[str]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return handle.read().rstrip("\n").split("\n")
+
+
+def _suite() -> list[str]:
+    from metrics.core import METRICS
+
+    return [name for name in METRICS if name not in OPT_IN]
+
+
+def _direct(
+    suite: list[str], refs: list[list[str]], systems: list[list[str]]
+) -> tuple[float, dict]:
+    from metrics.core import METRICS
+    from metrics.core.preprocessing import preprocess
+
+    preprocess.cache_clear()
+    started = time.perf_counter()
+    scores: dict[str, list[float]] = {}
+    for name in suite:
+        measure = METRICS[name]()
+        context = measure.context(refs)
+        scores[name] = [
+            measure.aggregate(measure.statistics(hyps, refs, context), n_refs=1).score
+            for hyps in systems
+        ]
+    return time.perf_counter() - started, scores
+
+
+class _Site:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / "var" / "broker" / "queue").mkdir(parents=True)
+        (root / "var" / "broker" / "processed").mkdir(parents=True)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+        for key in ("DATABASE_URL", "CELERY_BROKER_URL"):
+            self.env.pop(key, None)  # the embedded default, whatever the shell says
+        self.env.update(
+            EVALTRANS_VAR_DIR=str(root / "var"),
+            DJANGO_SETTINGS_MODULE="evaltrans.settings.dev",
+            DEBUG="false",
+            LOG_LEVEL="WARNING",
+        )
+        self.workers: list[subprocess.Popen] = []
+
+    def manage(self, *args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=PROJECT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"manage.py {args[0]} failed: {result.stderr[-2000:]}")
+        return result.stdout
+
+    def shell(self, code: str) -> str:
+        return self.manage("shell", "-v", "0", "-c", code).strip()
+
+    def start_workers(self, count: int) -> None:
+        celery = str(Path(sys.executable).with_name("celery"))
+        for number in range(count):
+            self.workers.append(
+                subprocess.Popen(
+                    [
+                        celery,
+                        "-A",
+                        "evaltrans",
+                        "worker",
+                        "--concurrency=1",
+                        "-n",
+                        f"bench{number}@%h",
+                        "--loglevel=WARNING",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "--without-heartbeat",
+                    ],
+                    cwd=PROJECT,
+                    env=self.env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,
+                )
+            )
+        time.sleep(4)  # let them connect before the clock starts
+
+    def stop_workers(self) -> None:
+        for process in self.workers:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait(timeout=30)
+        self.workers.clear()
+
+    def timed_run(self, suite: list[str]) -> tuple[float, dict]:
+        output = self.manage(
+            "evaluate",
+            "--test-set",
+            "wmt17",
+            "--measures",
+            ",".join(suite),
+            "--json",
+            "--timeout",
+            str(TIMEOUT_S),
+        )
+        payload = json.loads(output)
+        seconds = float(
+            self.shell(
+                "from metrics.models import MetricRun as R; r = R.objects.get(pk="
+                f"{payload['run']}); print((r.finished_at - r.created_at).total_seconds())"
+            )
+        )
+        return seconds, payload
+
+
+def _same(direct: dict, payload: dict, names: list[str]) -> bool:
+    for measure in payload["measures"]:
+        label = measure["label"]
+        got = [
+            next(s["scores"][label] for s in payload["systems"] if s["name"] == n) for n in names
+        ]
+        want = direct[measure["measure"]]
+        if any(abs(a - b) > 1e-9 * max(1.0, abs(b)) for a, b in zip(got, want, strict=True)):
+            return False
+    return True
+
+
+def run() -> list[BenchRow]:
+    root = _data_root()
+    reference_path = root / "newstest2017-ende-ref.de.gz"
+    if not reference_path.exists():
+        print(f"bench_runs: shared data {DATA_NAME} absent (set EVALTRANS_SHARED_DATA); skipped")
+        return []
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evaltrans.settings.dev")
+    import django
+
+    django.setup()
+    suite = _suite()
+    reference = _read(reference_path)
+    paths = sorted((root / "system-outputs").glob("*.gz"))
+    names = [path.name.split(".")[1] for path in paths]
+    systems = [_read(path) for path in paths]
+    refs = [[line] for line in reference]
+    direct_s, direct = _direct(suite, refs, systems)
+
+    rows: list[BenchRow] = []
+    with tempfile.TemporaryDirectory(prefix="bench-runs-") as folder:
+        site = _Site(Path(folder))
+        try:
+            texts = Path(folder) / "texts"
+            texts.mkdir()
+            (texts / "src.txt").write_text("".join(f"{n}\n" for n in range(len(reference))))
+            (texts / "ref.txt").write_text("\n".join(reference) + "\n", encoding="utf-8")
+            system_args: list[str] = []
+            for name, lines in zip(names, systems, strict=True):
+                path = texts / f"{name}.txt"
+                path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+                system_args += ["--system", f"{name}={path}"]
+            site.manage("migrate", "--noinput")
+            site.manage(
+                "import_corpus",
+                "text",
+                "--name",
+                "wmt17",
+                "--source-lang",
+                "en",
+                "--target-lang",
+                "de",
+                "--source",
+                str(texts / "src.txt"),
+                "--ref",
+                str(texts / "ref.txt"),
+                *system_args,
+            )
+            site.start_workers(1)
+            one_s, payload = site.timed_run(suite)
+            site.stop_workers()
+            same_one = _same(direct, payload, names)
+            site.shell(
+                "from metrics.models import SegmentStatistics, SystemScore;"
+                "SegmentStatistics.objects.all().delete(); SystemScore.objects.all().delete()"
+            )
+            site.start_workers(2)
+            two_s, payload = site.timed_run(suite)
+            site.stop_workers()
+            same_two = _same(direct, payload, names)
+            load = json.loads(
+                site.shell(
+                    "import json, time\n"
+                    "from django.contrib.auth.models import User\n"
+                    "from django.test import Client\n"
+                    "from metrics.models import MetricRun\n"
+                    "from metrics import selectors\n"
+                    "run = MetricRun.objects.latest('pk')\n"
+                    "best = []\n"
+                    "for _ in range(5):\n"
+                    "    t = time.perf_counter(); selectors.run_results(run=run);"
+                    " selectors.run_progress(run=run); best.append(time.perf_counter() - t)\n"
+                    "user = User.objects.create_superuser('bench', password='x')\n"
+                    "client = Client(); client.force_login(user)\n"
+                    "page = []\n"
+                    "for _ in range(5):\n"
+                    "    t = time.perf_counter(); r = client.get(run.get_absolute_url());"
+                    " page.append(time.perf_counter() - t)\n"
+                    "print(json.dumps([min(best), min(page), r.status_code]))\n"
+                )
+            )
+        finally:
+            site.stop_workers()
+    label = f"default suite ({len(suite)} measures), 16 x 3004"
+    overhead = (one_s - direct_s) / direct_s * 100
+    rows.append(
+        BenchRow(
+            f"run, {label}, 1 worker",
+            one_s,
+            "metrics.core direct",
+            direct_s,
+            "overhead <= 20%",
+            f"overhead {overhead:+.0f}%; scores {'identical' if same_one else 'DIFFER'}",
+        )
+    )
+    rows.append(
+        BenchRow(
+            f"run, {label}, 2 workers",
+            two_s,
+            "same run, 1 worker",
+            one_s,
+            "speed-up >= 1.7x",
+            f"scores {'identical' if same_two else 'DIFFER'}",
+        )
+    )
+    rows.append(
+        BenchRow(
+            "results page: stored results of that run",
+            load[0],
+            target="< 0.2 s",
+            note=f"whole page render {load[1] * 1000:.0f} ms (HTTP {load[2]})",
+        )
+    )
+    return rows
