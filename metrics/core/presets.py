@@ -70,4 +70,24 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         "wnm": {},
         "asw": {},
     },
+    # WMT standard: sacreBLEU 2.x signatures BLEU nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp,
+    # chrF2 (char order 6, word order 0, beta 2) and TER defaults (metric runs, issue 6).
+    "wmt": {
+        "bleu": {
+            "tokenize": "13a",
+            "lowercase": False,
+            "max-ngram": 4,
+            "smoothing": "exp",
+            "effective-order": "sentence",
+            "pad-rule": "none",
+            "ref-length-rule": "minimumNearest",
+        },
+        "chrf": {"char-order": 6, "word-order": 0, "beta": 2.0, "lowercase": False},
+        "ter": {
+            "normalized": False,
+            "no-punct": False,
+            "asian-support": False,
+            "case-sensitive": False,
+        },
+    },
 }
