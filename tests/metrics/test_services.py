@@ -258,3 +258,17 @@ def test_progress_counts_segments_per_measure(django_capture_on_commit_callbacks
     assert (progress.done, progress.total) == (8, 32)
     assert [(item.done, item.total) for item in progress.measures] == [(4, 16), (4, 16)]
     assert progress.as_dict()["percent"] == 25.0
+
+
+def test_presets_choose_measures_and_options():
+    wmt = services.measure_choices_resolve(names=[], preset="wmt")
+    assert {choice.name for choice in wmt} == {"bleu", "chrf", "ter"}
+    bleu = next(choice for choice in wmt if choice.name == "bleu")
+    assert bleu.options["tokenize"] == "13a" and bleu.options["smoothing"] == "exp"
+    # Explicit options win over the preset's; named measures narrow it.
+    thesis = services.measure_choices_resolve(
+        names=["wer"], preset="thesis", options={"wer": {"lowercase": True}}
+    )
+    assert [choice.name for choice in thesis] == ["wer"]
+    assert thesis[0].options["ref-length-rule"] == "lowestError"
+    assert thesis[0].options["lowercase"] is True
