@@ -212,21 +212,6 @@ def metric_run_create(
     return run
 
 
-def _ensure_filesystem_broker_folders() -> None:
-    """kombu's filesystem broker does not create its folders; the web process may publish
-    before any worker has started and created them."""
-    import os
-
-    if not settings.CELERY_BROKER_URL.startswith("filesystem://"):
-        return
-    for value in settings.CELERY_BROKER_TRANSPORT_OPTIONS.values():
-        if isinstance(value, str):
-            try:
-                os.makedirs(value, exist_ok=True)
-            except OSError:
-                return  # publishing will fail and say so
-
-
 def metric_run_dispatch(*, run: MetricRun) -> None:
     """Send the run's plan task once the current transaction commits.
 
@@ -239,7 +224,6 @@ def metric_run_dispatch(*, run: MetricRun) -> None:
 
     def send() -> None:
         try:
-            _ensure_filesystem_broker_folders()
             metric_run_plan_task.apply_async(
                 args=[run.pk],
                 retry=True,

@@ -136,6 +136,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "processed_folder": str(VAR_DIR / "broker" / "processed"),
         "control_folder": str(VAR_DIR / "broker" / "control"),
         "store_processed": False,
+        # kombu polls the folder once a second by default: with late acks and prefetch 1
+        # that is a second of idle worker between tasks.
+        "polling_interval": 0.1,
     }
     if CELERY_BROKER_URL.startswith("filesystem://")
     else {}

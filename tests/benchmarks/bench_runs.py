@@ -240,14 +240,6 @@ def run() -> list[BenchRow]:
             two_s, payload = site.timed_run(suite)
             site.stop_workers()
             same_two = _differences(direct, payload, names)
-            site.shell(
-                "from metrics.models import SegmentStatistics, SystemScore;"
-                "SegmentStatistics.objects.all().delete(); SystemScore.objects.all().delete()"
-            )
-            site.start_workers(1, settings="tests.benchmarks.runs_fast_polling_settings")
-            fast_s, payload = site.timed_run(suite)
-            site.stop_workers()
-            same_fast = _differences(direct, payload, names)
             load = json.loads(
                 site.shell(
                     "import json, time\n"
@@ -291,16 +283,6 @@ def run() -> list[BenchRow]:
             one_s,
             "speed-up >= 1.7x",
             _note(same_two),
-        )
-    )
-    rows.append(
-        BenchRow(
-            f"run, {label}, 1 worker, broker polled every 0.1 s",
-            fast_s,
-            "metrics.core direct",
-            direct_s,
-            "overhead <= 20%",
-            f"overhead {(fast_s - direct_s) / direct_s * 100:+.0f}%; {_note(same_fast)}",
         )
     )
     rows.append(
