@@ -28,3 +28,35 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("shared mt-eval-data folder not available (set EVALTRANS_SHARED_DATA)")
     return SHARED_DATA
+
+
+def make_user(name: str, *, staff: bool = False, group: str | None = None):
+    """A user with password ``pw-<name>``: staff for admins, or in the judges/viewers group."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    user = get_user_model().objects.create_user(username=name, password="pw-" + name)
+    user.is_staff = staff
+    user.save()
+    if group:
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
+    return user
+
+
+@pytest.fixture
+def admin_user(db):
+    return make_user("boss", staff=True)
+
+
+@pytest.fixture
+def judge_user(db):
+    from evaltrans.roles import JUDGES_GROUP
+
+    return make_user("jude", group=JUDGES_GROUP)
+
+
+@pytest.fixture
+def viewer_user(db):
+    from evaltrans.roles import VIEWERS_GROUP
+
+    return make_user("vera", group=VIEWERS_GROUP)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP, can_browse, is_admin, is_judge
-from tests.corpora.conftest import make_user
+from tests.conftest import make_user
 
 pytestmark = pytest.mark.django_db
 

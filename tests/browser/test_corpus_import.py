@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.corpora.conftest import REF_A, SOURCE, SYS_X, make_user
+from tests.conftest import make_user
+from tests.corpora.conftest import REF_A, SOURCE, SYS_X
 
 from .conftest import screenshot
 

@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from judging.humanscores.models import JudgmentSet
 from judging.humanscores.services import DEMO_RATINGS_NAME
-from tests.corpora.conftest import make_user
+from tests.conftest import make_user
 
 from .conftest import screenshot
 

@@ -11,7 +11,7 @@ from evaltrans.corpora.services import testset_import
 from evaltrans.roles import JUDGES_GROUP
 from judging.models import Assignment, Judgment
 from judging.services import campaign_create
-from tests.corpora.conftest import make_user
+from tests.conftest import make_user
 from tests.judging.conftest import toy_corpus
 
 from .conftest import screenshot

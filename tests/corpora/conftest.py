@@ -5,10 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-
-from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
 
 SOURCE = ["Guten Morgen.", "Wie geht es dir?", "Das ist <b>gut</b>."]
 REF_A = ["Good morning.", "How are you?", "That is <b>good</b>."]
@@ -34,25 +30,5 @@ def text_corpus(tmp_path: Path) -> dict[str, Path]:
     }
 
 
-def make_user(name: str, *, staff: bool = False, group: str | None = None):
-    user = get_user_model().objects.create_user(username=name, password="pw-" + name)
-    user.is_staff = staff
-    user.save()
-    if group:
-        user.groups.add(Group.objects.get_or_create(name=group)[0])
-    return user
 
 
-@pytest.fixture
-def admin_user(db):
-    return make_user("boss", staff=True)
-
-
-@pytest.fixture
-def judge_user(db):
-    return make_user("jude", group=JUDGES_GROUP)
-
-
-@pytest.fixture
-def viewer_user(db):
-    return make_user("vera", group=VIEWERS_GROUP)

@@ -7,8 +7,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from evaltrans.corpora.models import Segment, TestSet
+from tests.conftest import make_user
 
-from .conftest import REF_A, SOURCE, SYS_X, SYS_Y, make_user
+from .conftest import REF_A, SOURCE, SYS_X, SYS_Y
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 
 from evaltrans.corpora.formats.base import CorpusData, SegmentData
 from evaltrans.corpora.services import testset_import
-from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
-from tests.corpora.conftest import make_user
+from evaltrans.roles import JUDGES_GROUP
+from tests.conftest import make_user
 
 SOURCES = ["Guten Morgen.", "Wie geht es dir?", "Das ist gut."]
 MQM_HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment"
@@ -106,19 +106,7 @@ def toy_test_set(db):
     return testset_import(corpus=corpus, name="toy", import_format="mqm-tsv").test_set
 
 
-@pytest.fixture
-def admin_user(db):
-    return make_user("boss", staff=True)
 
-
-@pytest.fixture
-def judge_user(db):
-    return make_user("jude", group=JUDGES_GROUP)
-
-
-@pytest.fixture
-def viewer_user(db):
-    return make_user("vera", group=VIEWERS_GROUP)
 
 
 @pytest.fixture

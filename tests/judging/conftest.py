@@ -10,10 +10,10 @@ import pytest
 from evaltrans.corpora.formats.base import CorpusData, SegmentData
 from evaltrans.corpora.models import TestSet
 from evaltrans.corpora.services import testset_import
-from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
+from evaltrans.roles import JUDGES_GROUP
 from judging.models import Campaign
 from judging.services import campaign_create
-from tests.corpora.conftest import make_user
+from tests.conftest import make_user
 
 XSS = "<script>alert(1)</script>"
 
@@ -94,11 +94,3 @@ def make_campaign(test_set, judges) -> Callable[..., Campaign]:
     return factory
 
 
-@pytest.fixture
-def admin_user(db):
-    return make_user("boss", staff=True)
-
-
-@pytest.fixture
-def viewer_user(db):
-    return make_user("vera", group=VIEWERS_GROUP)

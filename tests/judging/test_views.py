@@ -11,7 +11,7 @@ from django.urls import reverse
 from evaltrans.roles import JUDGES_GROUP
 from judging.models import Assignment, Campaign, Judgment
 from judging.scales import default_scales
-from tests.corpora.conftest import make_user
+from tests.conftest import make_user
 
 from .conftest import XSS
 
