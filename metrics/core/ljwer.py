@@ -17,23 +17,36 @@ The exact DP runs when the shorter side has at most ``max-length`` words (defaul
 under 1 s per pair on one core; each extra word roughly doubles the time). Longer pairs get the
 upper bound d_LEV (always valid) and are counted in ``approximated_segments``. The thesis'
 own approximation beyond ~25 words is not described (spec §8), so none is imitated.
+
+Alignment (:func:`long_jump_path`, ``LJWER.align``): the same DP (:func:`_held_karp`, the one
+definition of the recurrence) keeps all its rows for the one pair, and the best path is
+backtracked from (L, I, all covered). When the candidate is the longer sentence the DP runs
+transposed, over candidate rows, so its blocks come in candidate order; they are put back in
+reference order (:func:`_in_reference_order`) with the same number of jumps. The result is
+the edges, the long jumps (``jump`` operations, as in CDER) and the blocks, whose costs add up
+to d_LJ. Beyond ``max-length`` the Levenshtein path is returned, marked approximate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 
-from .alignment import Alignment
+from .alignment import Alignment, EditOp, grid_and_path, unit_substitution_matrix
 from .base import Option
 from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
 
 _UNREACHABLE = 1 << 30
+"""Start value of unreached states; int32 headroom for the +1 per row and column."""
+JUMP_COST = 1
 IntArray = npt.NDArray[np.int64]
+Layer = npt.NDArray[np.int32]
+"""One row l of the DP: ``layer[C, i]`` = D(l, i, C), C a bitmask over the columns."""
 
 
 @lru_cache(maxsize=32)
@@ -53,6 +66,40 @@ def _levels(width: int) -> list[tuple[IntArray, list[tuple[int, IntArray, IntArr
     return levels
 
 
+def _held_karp(columns: Sequence[str], rows: Sequence[str], keep: bool) -> tuple[int, list[Layer]]:
+    """The DP of spec §8 with ``columns`` as the bitmask side: d_LJ, and every row if ``keep``.
+
+    The one definition of the recurrence, used by scoring (``keep`` false: two rows alive) and
+    by :func:`long_jump_path` (all L + 1 rows, to backtrack). Rows are int32: the values are
+    path costs, at most L + 2I + 2, and the smaller type is also faster than int64.
+    """
+    width = len(columns)
+    levels = _levels(width)
+    layers: list[Layer] = []
+    previous: Layer | None = None
+    for row_index in range(len(rows) + 1):
+        row = np.full((1 << width, width + 1), _UNREACHABLE, dtype=np.int32)
+        if previous is None:
+            row[0, 0] = 0
+        else:
+            row[:] = previous + 1  # insertion of the row's word
+            # Python ints, so that adding them keeps int32 (a numpy int64 would upcast).
+            sub = [int(word != rows[row_index - 1]) for word in columns]
+        for masks, entries in levels:
+            for i, with_i, without_i in entries:
+                best = row[without_i, i - 1] + 1  # deletion of column word i
+                if previous is not None:
+                    np.minimum(best, previous[without_i, i - 1] + sub[i - 1], out=best)
+                row[with_i, i] = np.minimum(row[with_i, i], best)
+            jumps = row[masks].min(axis=1, keepdims=True) + JUMP_COST
+            row[masks] = np.minimum(row[masks], jumps)
+        if keep:
+            layers.append(row)
+        previous = row
+    assert previous is not None
+    return int(previous[(1 << width) - 1, width]), layers
+
+
 def long_jump_distance(hyp: Sequence[str], ref: Sequence[str]) -> int:
     """d_LJ with unit costs, exactly (exponential in the shorter length).
 
@@ -62,29 +109,205 @@ def long_jump_distance(hyp: Sequence[str], ref: Sequence[str]) -> int:
     """
     if len(hyp) > len(ref):
         hyp, ref = ref, hyp  # symmetric with c_INS = c_DEL
-    width, height = len(hyp), len(ref)
-    if width == 0:
-        return height
-    levels = _levels(width)
-    previous: IntArray | None = None
-    for row_index in range(height + 1):
-        row = np.full((1 << width, width + 1), _UNREACHABLE, dtype=np.int64)
-        if previous is None:
-            row[0, 0] = 0
+    return _held_karp(hyp, ref, keep=False)[0]
+
+
+@dataclass
+class Block:
+    """Edges of a path between two long jumps: candidate words [hyp_start, hyp_end) aligned
+    to reference words [ref_start, ref_end) (0-based, end excluded; either may be empty).
+
+    Fields in grid-node order: the start node (hyp_start, ref_start), then the end node.
+    """
+
+    hyp_start: int
+    ref_start: int
+    hyp_end: int
+    ref_end: int
+    operations: list[EditOp]
+
+    def as_dict(self) -> dict[str, int | float]:
+        """The spans and the block's Levenshtein cost (its edges are in the path)."""
+        return {
+            "hyp_start": self.hyp_start,
+            "hyp_end": self.hyp_end,
+            "ref_start": self.ref_start,
+            "ref_end": self.ref_end,
+            "cost": sum(op.cost for op in self.operations),
+        }
+
+
+def _backtrace(columns: Sequence[str], rows: Sequence[str], layers: list[Layer]) -> list[EditOp]:
+    """The best path from (I, L, all covered) back to (0, 0, ∅), in DP coordinates.
+
+    Operations use the DP's orientation (``hyp_index`` = column word, ``ref_index`` = row
+    word, nodes (i, j)). Ties as in CDER's backtrace (spec §9.6): diagonal > insertion >
+    deletion; a jump only where no edge explains the value, from the smallest column that
+    holds the row minimum of the same coverage set.
+    """
+    i, j, mask = len(columns), len(rows), (1 << len(columns)) - 1
+    path: list[EditOp] = []
+    while (i, j, mask) != (0, 0, 0):
+        value = int(layers[j][mask, i])
+        bit = 1 << (i - 1) if i > 0 else 0
+        covered = bit != 0 and mask & bit != 0
+        if covered and j > 0:
+            cost = int(columns[i - 1] != rows[j - 1])
+            if int(layers[j - 1][mask ^ bit, i - 1]) + cost == value:
+                kind = "substitute" if cost else "match"
+                path.append(EditOp(kind, i - 1, j - 1, float(cost), (i - 1, j - 1), (i, j)))
+                i, j, mask = i - 1, j - 1, mask ^ bit
+                continue
+        if j > 0 and int(layers[j - 1][mask, i]) + 1 == value:
+            path.append(EditOp("insert", None, j - 1, 1.0, (i, j - 1), (i, j)))
+            j -= 1
+            continue
+        if covered and int(layers[j][mask ^ bit, i - 1]) + 1 == value:
+            path.append(EditOp("delete", i - 1, None, 1.0, (i - 1, j), (i, j)))
+            i, mask = i - 1, mask ^ bit
+            continue
+        sources = np.flatnonzero(layers[j][mask] == value - JUMP_COST)
+        assert len(sources) > 0, "no predecessor in the long-jump DP"
+        source = int(sources[0])
+        path.append(EditOp("jump", None, None, float(JUMP_COST), (source, j), (i, j)))
+        i = source
+    path.reverse()
+    return path
+
+
+_TRANSPOSED_KIND = {"insert": "delete", "delete": "insert"}
+
+
+def _transposed(op: EditOp) -> EditOp:
+    """The same edge with the roles of candidate and reference swapped."""
+    assert op.source is not None and op.target is not None
+    return EditOp(
+        _TRANSPOSED_KIND.get(op.kind, op.kind),
+        op.ref_index,
+        op.hyp_index,
+        op.cost,
+        (op.source[1], op.source[0]),
+        (op.target[1], op.target[0]),
+    )
+
+
+def _runs(path: Sequence[EditOp]) -> list[Block]:
+    """The path's maximal runs of edges between long jumps, in path order."""
+    runs: list[Block] = []
+    edges: list[EditOp] = []
+    for op in [*path, None]:
+        if op is not None and op.kind != "jump":
+            edges.append(op)
+            continue
+        if edges:
+            assert edges[0].source is not None and edges[-1].target is not None
+            (hyp_start, ref_start), (hyp_end, ref_end) = edges[0].source, edges[-1].target
+            runs.append(Block(hyp_start, ref_start, hyp_end, ref_end, edges))
+        edges = []
+    return runs
+
+
+def _placed(deletions: Block, ref_position: int) -> Block:
+    """A run of deletions only (no reference word) redrawn in reference row ``ref_position``."""
+    start = deletions.hyp_start
+    operations = [
+        EditOp(op.kind, op.hyp_index, None, op.cost, (start + k, ref_position),
+               (start + k + 1, ref_position))
+        for k, op in enumerate(deletions.operations)
+    ]
+    return Block(start, ref_position, deletions.hyp_end, ref_position, operations)
+
+
+def _joined(first: Block, second: Block) -> Block:
+    """Two runs where the second starts at the node where the first ends."""
+    return Block(first.hyp_start, first.ref_start, second.hyp_end, second.ref_end,
+                 first.operations + second.operations)
+
+
+def _in_reference_order(runs: Sequence[Block]) -> list[Block]:
+    """The runs of a path found in candidate order (the transposed DP), sorted by reference.
+
+    Why the jump count survives: a run of deletions only has no fixed place in reference
+    order, so it is first joined to its candidate neighbour (the run before it; the one after
+    for a leading run), which keeps the Levenshtein cost and never adds a jump in candidate
+    order. Then every run has its own reference start, and each link that needs no jump in
+    candidate order (path start, path end, or two runs adjacent in both sentences) is still a
+    link in reference order. So reference order needs at most as many jumps, and exactly as
+    many, as the candidate-order path is optimal and d_LJ symmetric (checked by an assertion
+    in :func:`long_jump_path`).
+    """
+    joined: list[Block] = []
+    leading: Block | None = None  # deletions before the first reference word
+    for run in runs:
+        if run.ref_start == run.ref_end:  # deletions only
+            if joined:
+                joined[-1] = _joined(joined[-1], _placed(run, joined[-1].ref_end))
+            else:
+                leading = run if leading is None else _joined(leading, _placed(run, 0))
+        elif leading is not None:
+            joined.append(_joined(_placed(leading, run.ref_start), run))
+            leading = None
         else:
-            row[:] = previous + 1
-            sub = np.array([word != ref[row_index - 1] for word in hyp], dtype=np.int64)
-        for masks, entries in levels:
-            for i, with_i, without_i in entries:
-                best = row[without_i, i - 1] + 1
-                if previous is not None:
-                    np.minimum(best, previous[without_i, i - 1] + sub[i - 1], out=best)
-                row[with_i, i] = np.minimum(row[with_i, i], best)
-            jumps = row[masks].min(axis=1, keepdims=True) + 1
-            row[masks] = np.minimum(row[masks], jumps)
-        previous = row
-    assert previous is not None
-    return int(previous[(1 << width) - 1, width])
+            joined.append(run)
+    if leading is not None:  # the reference is empty
+        joined.append(leading)
+    return sorted(joined, key=lambda run: run.ref_start)
+
+
+def _with_jumps(runs: Sequence[Block], end: tuple[int, int]) -> tuple[list[EditOp], list[Block]]:
+    """The path through ``runs`` in the given order, from (0, 0) to ``end``, and its blocks.
+
+    A long jump is added wherever a run does not start at the node where the path stands
+    (the first run not at (0, 0) too), and one to ``end`` if the last run does not end there
+    (spec §8 [R]). Runs met without a jump are merged: they form one block.
+    """
+    operations: list[EditOp] = []
+    blocks: list[Block] = []
+    node = (0, 0)
+    for run in runs:
+        start = (run.hyp_start, run.ref_start)
+        if start != node:
+            assert start[1] == node[1], "a long jump stays in its reference row"
+            operations.append(EditOp("jump", None, None, float(JUMP_COST), node, start))
+            blocks.append(run)
+        elif blocks:
+            blocks[-1] = _joined(blocks[-1], run)
+        else:
+            blocks.append(run)
+        operations.extend(run.operations)
+        node = (run.hyp_end, run.ref_end)
+    if node != end:
+        assert node[1] == end[1], "a long jump stays in its reference row"
+        operations.append(EditOp("jump", None, None, float(JUMP_COST), node, end))
+    return operations, blocks
+
+
+def long_jump_path(
+    hyp: Sequence[str], ref: Sequence[str]
+) -> tuple[int, list[EditOp], list[Block]]:
+    """d_LJ, its best path (edges and jumps, nodes (i, l)) and its blocks in reference order.
+
+    Runs the DP of :func:`long_jump_distance` keeping every row: memory (L + 1)·(I + 1)·2^I
+    int32 cells, I the shorter and L the longer length: about 75 MB for 16 words against 16.
+
+    Example:
+        >>> distance, _, blocks = long_jump_path("c d a b".split(), "a b c d".split())
+        >>> distance, [(b.hyp_start, b.hyp_end, b.ref_start, b.ref_end) for b in blocks]
+        (3, [(2, 4, 0, 2), (0, 2, 2, 4)])
+    """
+    transposed = len(hyp) > len(ref)
+    columns, rows = (ref, hyp) if transposed else (hyp, ref)
+    distance, layers = _held_karp(columns, rows, keep=True)
+    path = _backtrace(columns, rows, layers)
+    if transposed:
+        # The DP ran over candidate rows, so its blocks come in candidate order: swap the
+        # roles back and reorder by reference, with the jumps that order needs.
+        runs = _in_reference_order(_runs([_transposed(op) for op in path]))
+    else:
+        runs = _runs(path)
+    operations, blocks = _with_jumps(runs, (len(hyp), len(ref)))
+    assert sum(op.cost for op in operations) == distance
+    return distance, operations, blocks
 
 
 class LJWER(ErrorRateMeasure):
@@ -121,14 +344,33 @@ class LJWER(ErrorRateMeasure):
         return np.array([not self.is_exact(hyp, ref) for hyp, ref in pairs], dtype=bool)
 
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
-        """The distance only: the block path is not reconstructed (``operations`` is empty)."""
-        hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
+        """The best block path: edges and long jumps, and ``extras["blocks"]`` in reference order.
+
+        Beyond ``max-length`` (scored with the d_LEV bound) the Levenshtein path is returned as
+        one block, with ``extras["approximate"]`` true. ``grid`` is only filled then: the
+        exact DP has one value per node *and* coverage set, which no 2-D grid shows.
+        """
+        hyp_tokens, ref_tokens = list(self.tokens(hyp)), list(self.tokens(ref))
+        end = (len(hyp_tokens), len(ref_tokens))
+        table = None
+        if self.is_exact(hyp_tokens, ref_tokens):
+            distance, operations, blocks = long_jump_path(hyp_tokens, ref_tokens)
+        else:
+            sub = unit_substitution_matrix(hyp_tokens, ref_tokens)
+            levenshtein, table, operations = grid_and_path(hyp_tokens, ref_tokens, sub)
+            distance = round(levenshtein)  # unit costs: an integer, as in scoring
+            blocks = [Block(0, 0, *end, operations)]
+        jumps = [op for op in operations if op.kind == "jump"]
         return Alignment(
             self.name,
-            list(hyp_tokens),
-            list(ref_tokens),
-            self.pair_distance(hyp_tokens, ref_tokens),
-            [],
-            None,
-            {"exact": self.is_exact(hyp_tokens, ref_tokens)},
+            hyp_tokens,
+            ref_tokens,
+            float(distance),
+            operations,
+            table.tolist() if grid and table is not None else None,
+            {
+                "approximate": not self.is_exact(hyp_tokens, ref_tokens),
+                "blocks": [block.as_dict() for block in blocks],
+                "jumps": [{"source": list(op.source), "target": list(op.target)} for op in jumps],
+            },
         )
