@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 
-from metrics.core.preprocessing import BOS, EOS, TOKENIZERS, pad, preprocess
+from metrics.core.preprocessing import (
+    ABBREVIATIONS,
+    BOS,
+    EOS,
+    TOKENIZERS,
+    join_abbreviations,
+    pad,
+    preprocess,
+    preprocess_many,
+    tokenize_13a,
+    tokenize_13a_many,
+    tokenize_mteval_contractions,
+    tokenize_mteval_contractions_many,
+)
 from tests.metrics.core.wmt_data import wmt17, wmt21
 
 POWELL = 'Powell said: "We\'d not be alone; that\'s for sure."'
@@ -132,3 +147,95 @@ def test_tokenizers_equal_sacrebleu_on_real_data(name: str, oracle: object) -> N
         text for text in _real_sentences() if " ".join(TOKENIZERS[name](text)) != oracle(text)
     ]
     assert mismatches == []
+
+
+def _all_real_sentences() -> list[str]:
+    """Every sentence of WMT17 en-de (reference and 16 systems) and WMT21 cs-en."""
+    reference, systems, _ = wmt17()
+    references, cs_systems, _ = wmt21()
+    sentences = reference + [line for lines in systems.values() for line in lines]
+    sentences += [line for lines in references for line in lines]
+    return sentences + [line for lines in cs_systems.values() for line in lines]
+
+
+@pytest.mark.shared_data
+def test_batch_13a_equals_sacrebleu_per_sentence_on_real_data() -> None:
+    sentences = _all_real_sentences()
+    oracle = Tokenizer13a()
+    expected = [oracle(text).split() for text in sentences]
+    assert tokenize_13a_many(sentences) == expected
+    assert [tokenize_13a(text) for text in sentences[:5000]] == expected[:5000]
+
+
+@pytest.mark.shared_data
+def test_preprocess_many_equals_preprocess_on_real_data() -> None:
+    sentences = _all_real_sentences()[::7]
+    for tokenize in ("13a", "mteval-contractions"):
+        batch = preprocess_many(sentences, tokenize, lowercase=True)
+        preprocess.cache_clear()
+        assert batch == [preprocess(text, tokenize, lowercase=True) for text in sentences]
+
+
+# Text made of the pieces the 13a rules react to: punctuation, digits before hyphens, periods
+# and commas between digits and letters, entities, <skipped>, abbreviations, contractions.
+_PIECES = st.sampled_from(
+    [
+        "a", "Ab", "U", "S", "Mr", "e", "g", "won't", "it's", "We\u2019d", "3", "1990", "0",
+        ".", ",", "..", ".,", "-", "--", " ", "  ", "\t", "&quot;", "&amp;", "&lt;", "&gt;",
+        "&", "<skipped>", "$", "%", "'", '"', "(", ")", "/", ":", ";", "?", "!", "@", "[",
+        "]", "{", "}", "~", "^", "_", "`", "|", "\\", "+", "*", "=", "<", ">", "#", "é",
+        "\u00a0", "ß", "\u201e",
+    ]
+)
+_SENTENCES = st.lists(st.lists(_PIECES, max_size=25).map("".join), max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SENTENCES, st.text(max_size=40))
+def test_batch_13a_equals_per_sentence(sentences: list[str], noise: str) -> None:
+    sentences = [*sentences, noise]
+    oracle = Tokenizer13a()
+    expected = [oracle(text).split() for text in sentences]
+    assert tokenize_13a_many(sentences) == expected
+    assert [tokenize_13a(text) for text in sentences] == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(_SENTENCES)
+def test_batch_contractions_equal_per_sentence(sentences: list[str]) -> None:
+    expected = [tokenize_mteval_contractions(text) for text in sentences]
+    assert tokenize_mteval_contractions_many(sentences) == expected
+
+
+def _join_abbreviations_by_scan(tokens: list[str]) -> list[str]:
+    """The scan of every pattern, longest first: what the indexed look-up must equal."""
+    patterns = sorted(
+        ((tuple(tokenize_13a(word)), word) for word in ABBREVIATIONS), key=lambda item: -len(item[0])
+    )
+    joined, position = [], 0
+    while position < len(tokens):
+        for pattern, word in patterns:
+            if tuple(tokens[position : position + len(pattern)]) == pattern:
+                joined.append(word)
+                position += len(pattern)
+                break
+        else:
+            joined.append(tokens[position])
+            position += 1
+    return joined
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["U", "S", "K", ".", "e", "g", "i", "Mr", "No", "Sept", "x"])))
+def test_indexed_abbreviations_equal_the_scan(tokens: list[str]) -> None:
+    assert join_abbreviations(tokens) == _join_abbreviations_by_scan(tokens)
+
+
+def test_preprocess_many_mixes_cached_and_new_sentences() -> None:
+    preprocess.cache_clear()
+    first = preprocess("Cached, already.", "13a", lowercase=True)
+    texts = ["New one-2-3.", "Cached, already.", "New one-2-3.", ""]
+    assert preprocess_many(texts, "13a", lowercase=True) == [
+        ("new", "one-2", "-", "3", "."), first, ("new", "one-2", "-", "3", "."), ()
+    ]
+    assert preprocess_many(["a b"], "none") == [("a", "b")]
