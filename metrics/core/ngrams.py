@@ -164,6 +164,10 @@ def skip_pair_positions(
     return np.concatenate(firsts), np.concatenate(seconds), np.concatenate(owners)
 
 
+DENSE_LIMIT = 2**23
+"""Largest raw m-gram key space numbered through a dense array (int32, so at most 32 MB)."""
+
+
 def _lookup(table: IntArray, raw: IntArray) -> IntArray:
     """Index of each ``raw`` value in the sorted ``table``, or UNKNOWN."""
     if len(table) == 0:
@@ -201,6 +205,8 @@ class NgramSpace:
         self.base = len(self.vocabulary)
         self.tables: list[IntArray] = []
         self.prefixes: list[IntArray] = []
+        # Per order from 2, the number of each raw key, where the key space is small enough.
+        self.dense: list[npt.NDArray[np.int32] | None] = []
         if max_skip is None:
             self._build_tables(self.layout(references))
         else:
@@ -218,7 +224,28 @@ class NgramSpace:
             self.tables.append(table)
             # The prefix number of each m-gram: NIST needs the count of its (m−1)-gram.
             self.prefixes.append(table // self.base)
-            keys = np.where(inside, np.searchsorted(table, raw), UNKNOWN)
+            # A binary search per m-gram of every candidate is the slowest part of numbering;
+            # where the raw keys (prefix number × base + last id) fit, an array indexed by
+            # raw key answers at once.
+            dense = None
+            if self.size(order - 1) * self.base <= DENSE_LIMIT:
+                dense = np.full(self.size(order - 1) * self.base, UNKNOWN, dtype=np.int32)
+                dense[table] = np.arange(len(table), dtype=np.int32)
+            self.dense.append(dense)
+            keys = self._number(order, raw, inside)
+
+    def _number(self, order: int, raw: IntArray, inside: npt.NDArray[np.bool_]) -> IntArray:
+        """Numbers of the m-grams with the given raw keys; UNKNOWN outside or not in the table."""
+        keys = np.full(len(raw), UNKNOWN, dtype=np.int64)
+        known = raw[inside]
+        dense = self.dense[order - 2]
+        if dense is not None:
+            keys[inside] = dense[known]
+        else:
+            # Search each distinct key once, in increasing order (cache-friendly).
+            distinct, inverse = np.unique(known, return_inverse=True)
+            keys[inside] = _lookup(self.tables[order - 2], distinct)[inverse]
+        return keys
 
     def _raw_keys(self, padded: Padded, keys: IntArray, order: int) -> tuple[IntArray, IntArray]:
         # keys holds the (order−1)-gram numbers; the m-gram at p is (keys[p], ids[p+m−1]).
@@ -269,7 +296,7 @@ class NgramSpace:
         result = [keys]
         for order in range(2, self.max_order + 1):
             raw, inside = self._raw_keys(padded, keys, order)
-            keys = np.where(inside, _lookup(self.tables[order - 2], raw), UNKNOWN)
+            keys = self._number(order, raw, inside)
             result.append(keys)
         return result
 
