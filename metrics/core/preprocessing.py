@@ -41,19 +41,26 @@ PAD_RULES = ("none", "left", "right", "both")
 
 # mteval-v13a tokenization (identical to the mteval-v11a scheme of measures spec §3.1). The
 # rules are mteval's four substitutions, run once over a whole batch of sentences joined by
-# " \n " (the padding keeps every match inside one sentence), written so that the regex engine
-# scans quickly and no replacement template is expanded per match:
-# 1. mteval's first rule pads every character of a class with spaces. The class holds the
-#    space too; padding a space only adds whitespace, which no later rule distinguishes from
-#    one space, so the space is left out (it is most of the matches).
+# " \n " (the padding keeps every match inside one sentence). They are rewritten so that every
+# pattern starts with a literal or a narrow class, which the regex engine scans for quickly,
+# and so that nearly every replacement is a constant string (Python expands a template such
+# as " \1 " in Python code, match by match). Only the tokens must stay mteval's: the rewrites
+# may add spaces, since no rule tells several spaces from one.
+# 1. s/([\{-\~\[-\` -\&\(-\+\:-\@\/])/ $1 /g pads every character of a class with spaces. The
+#    class holds the space too, most of the matches; padding a space changes nothing.
 _13A_SYMBOL = re.compile(r"[\{-\~\[-\`!-\&\(-\+\:-\@\/]")
-# 2. mteval's ``s/([^0-9])([\.,])/$1 $2 /g``. Its [^0-9] start makes the engine try every
-#    position, so runs of periods and commas are found instead and rewritten as the rule would
-#    (see _split_period_run).
-_13A_PERIOD_RUN = re.compile(r"[.,]+")
-# 3. and 4. verbatim: they start with a narrow class, which the engine scans for quickly.
-_13A_PERIOD_BEFORE = re.compile(r"([\.,])([^0-9])")
-_13A_DIGIT_HYPHEN = re.compile(r"([0-9])(-)")
+# 2. s/([^0-9])([\.,])/$1 $2 /g. A match consumes the character before the period, so in a
+#    run of periods and commas every other one is split off. An isolated period or comma after
+#    a non-digit becomes " . " (" , "); longer runs, rare, go through _split_period_run.
+_13A_LONE_PERIOD = re.compile(r"\.(?<=[^0-9.,]\.)(?![.,])")
+_13A_LONE_COMMA = re.compile(r",(?<=[^0-9.,],)(?![.,])")
+_13A_PERIOD_RUN = re.compile(r"[.,]{2,}")
+# 3. s/([\.,])([^0-9])/ $1 $2/g. After rule 2 no two periods or commas are adjacent, so the
+#    consumed character after one never starts another match: a lookahead is the same rule.
+_13A_PERIOD_BEFORE_NON_DIGIT = re.compile(r"\.(?![0-9])")
+_13A_COMMA_BEFORE_NON_DIGIT = re.compile(r",(?![0-9])")
+# 4. s/([0-9])(-)/$1 $2 /g: the consumed digit can never be the hyphen of a later match.
+_13A_HYPHEN_AFTER_DIGIT = re.compile(r"-(?<=[0-9]-)")
 _DIGITS = frozenset("0123456789")
 
 # mteval-v14 --international-tokenization, as sacreBLEU's ``intl``.
@@ -115,7 +122,7 @@ def _clean_13a(text: str) -> str:
 
 
 def _split_period_run(match: re.Match[str]) -> str:
-    """What ``s/([^0-9])([.,])/$1 $2 /g`` makes of a maximal run of periods and commas.
+    """What mteval's rule 2 makes of a maximal run of periods and commas.
 
     The character x before the run is never consumed by an earlier match (a match ends with
     a period or comma), so each run is rewritten on its own: if x is not a digit, the pairs
@@ -143,9 +150,12 @@ def tokenize_13a_many(texts: Sequence[str]) -> list[list[str]]:
         return []
     text = " " + " \n ".join([_clean_13a(text) for text in texts]) + " "
     text = _13A_SYMBOL.sub(lambda match: f" {match[0]} ", text)
+    text = _13A_LONE_PERIOD.sub(" . ", text)
+    text = _13A_LONE_COMMA.sub(" , ", text)
     text = _13A_PERIOD_RUN.sub(_split_period_run, text)
-    text = _13A_PERIOD_BEFORE.sub(r" \1 \2", text)
-    text = _13A_DIGIT_HYPHEN.sub(r"\1 \2 ", text)
+    text = _13A_PERIOD_BEFORE_NON_DIGIT.sub(" . ", text)
+    text = _13A_COMMA_BEFORE_NON_DIGIT.sub(" , ", text)
+    text = _13A_HYPHEN_AFTER_DIGIT.sub(" - ", text)
     return [line.split() for line in text.split("\n")]
 
 
