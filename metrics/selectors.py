@@ -8,6 +8,7 @@ statistics as a 2-D float array and the sentence scores as a 1-D array (NaN = un
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable
@@ -26,9 +27,16 @@ from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore
 
 
 def chunk_layout(segment_count: int, chunk_size: int) -> list[tuple[int, int]]:
-    """The (start, stop) spans a run cuts a test set into."""
+    """The (start, stop) spans a run cuts a test set into: chunks of near-equal length, as many
+    as ``chunk_size`` segments each on average, rounded to the nearest count (3004 segments by
+    1000 give 1001 + 1001 + 1002, not a fourth task for 4 segments, whose queueing would cost
+    more than its work)."""
+    if segment_count <= 0:
+        return []
     size = max(1, chunk_size)
-    return [(start, min(start + size, segment_count)) for start in range(0, segment_count, size)]
+    count = max(1, (segment_count + size // 2) // size)
+    bounds = [segment_count * number // count for number in range(count + 1)]
+    return list(itertools.pairwise(bounds))
 
 
 # --- lists ---------------------------------------------------------------------------------

@@ -272,3 +272,21 @@ def test_presets_choose_measures_and_options():
     assert [choice.name for choice in thesis] == ["wer"]
     assert thesis[0].options["ref-length-rule"] == "lowestError"
     assert thesis[0].options["lowercase"] is True
+
+
+@pytest.mark.parametrize(
+    ("segments", "size", "expected"),
+    [
+        (3004, 1000, [(0, 1001), (1001, 2002), (2002, 3004)]),
+        (529, 1000, [(0, 529)]),
+        (1000, 1000, [(0, 1000)]),
+        (10, 3, [(0, 3), (3, 6), (6, 10)]),
+        (0, 5, []),
+    ],
+)
+def test_chunks_cover_every_segment_once_without_a_tiny_tail(segments, size, expected):
+    from metrics.selectors import chunk_layout
+
+    layout = chunk_layout(segments, size)
+    assert layout == expected
+    assert [i for start, stop in layout for i in range(start, stop)] == list(range(segments))
