@@ -11,7 +11,9 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
+    # A deployment's environment: none of the test run's own switches.
+    dropped = ("SECRET_KEY", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    environment = {k: v for k, v in os.environ.items() if k not in dropped}
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args],

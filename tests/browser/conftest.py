@@ -29,12 +29,20 @@ def browser() -> Iterator[object]:
         pytest.skip("Debian's chromium is not installed (make browser-deps)")
     sync_api = pytest.importorskip("playwright.sync_api")
     # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
-    # itself are still synchronous and safe.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    # itself are still synchronous and safe. Restored afterwards: subprocesses started by
+    # other tests (a deploy check, workers) must not inherit it.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
