@@ -1,7 +1,8 @@
 """Playwright driving Debian's Chromium against pytest-django's live server.
 
 Skips when /usr/bin/chromium (Debian package ``chromium``) is absent; ``make browser-deps``
-installs it. Screenshots go to ``test-artifacts/`` as test artifacts.
+installs it. With ``EVALTRANS_REQUIRE_BROWSER=1`` (set by CI) a missing browser fails instead,
+so a run cannot pass without its browser tests. Screenshots go to ``test-artifacts/`` as test artifacts.
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ def chromium_path() -> str | None:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     executable = chromium_path()
+    required = os.environ.get("EVALTRANS_REQUIRE_BROWSER") == "1"
     if executable is None:
-        pytest.skip("Debian's chromium is not installed (make browser-deps)")
+        message = "Debian's chromium is not installed (make browser-deps)"
+        if required:
+            pytest.fail(message)
+        pytest.skip(message)
     sync_api = pytest.importorskip("playwright.sync_api")
     # Playwright's sync API runs an event loop in this thread; the ORM calls of the test
     # itself are still synchronous and safe. Restored afterwards: subprocesses started by
