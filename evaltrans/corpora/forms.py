@@ -20,13 +20,23 @@ FORMAT_HELP = {
     "mqm-tsv": "Google MQM TSV: texts of every rated system (ratings are imported separately).",
 }
 TOO_LARGE = "{name} is {size:,} bytes; the limit is {limit:,} bytes."
+SYSTEM_NAME_COUNT = "{names} system names for {files} system files."
 
 
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 
 
-class MultipleFileField(forms.FileField):
+class CorpusFileField(forms.FileField):
+    """A file field that lets empty files through: the parser then refuses them by file name
+    ("ref.en: the file is empty"), where Django's own message would not say which file."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_empty_file", True)
+        super().__init__(*args, **kwargs)
+
+
+class MultipleFileField(CorpusFileField):
     """A file field that takes several files (Django's documented pattern)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -50,7 +60,7 @@ class CorpusImportForm(forms.Form):
     )
     source_lang = forms.CharField(max_length=16, required=False, label="Source language")
     target_lang = forms.CharField(max_length=16, required=False, label="Target language")
-    source = forms.FileField(required=False, label="Source file")
+    source = CorpusFileField(required=False, label="Source file")
     references = MultipleFileField(
         required=False,
         label="Reference files",
@@ -61,13 +71,17 @@ class CorpusImportForm(forms.Form):
         required=False,
         help_text="Text format: comma-separated names in file order (default: file names).",
     )
-    docs = forms.FileField(required=False, label="Document ids (text format, optional)")
-    file = forms.FileField(required=False, label="Corpus file (WMT XML, EvalTrans XML, MQM TSV)")
+    docs = CorpusFileField(required=False, label="Document ids (text format, optional)")
+    file = CorpusFileField(required=False, label="Corpus file (WMT XML, EvalTrans XML, MQM TSV)")
     reference_systems = forms.CharField(
         required=False, initial="ref", help_text="MQM TSV: systems that are references."
     )
+    # The label is the name the invalid-encoding message refers to ("the form's Encoding field").
     encoding = forms.CharField(
-        max_length=32, required=False, help_text="Default UTF-8; XML files follow their declaration."
+        max_length=32,
+        required=False,
+        label="Encoding",
+        help_text="Default UTF-8; XML files follow their declaration.",
     )
 
     def clean(self) -> dict[str, Any]:
@@ -78,19 +92,23 @@ class CorpusImportForm(forms.Form):
                 raise forms.ValidationError(
                     TOO_LARGE.format(name=upload.name, size=upload.size, limit=limit)
                 )
-        names = [name.strip() for name in cleaned.get("system_names", "").split(",") if name.strip()]
+        names = [
+            name.strip() for name in cleaned.get("system_names", "").split(",") if name.strip()
+        ]
         systems = cleaned.get("systems") or []
         if names and len(names) != len(systems):
             raise forms.ValidationError(
-                f"{len(names)} system names for {len(systems)} system files."
+                SYSTEM_NAME_COUNT.format(names=len(names), files=len(systems))
             )
         return cleaned
 
     @staticmethod
     def _uploads(cleaned: dict[str, Any]) -> list[UploadedFile]:
         single = [cleaned.get(key) for key in ("source", "docs", "file")]
-        return [f for f in single if f] + list(cleaned.get("references") or []) + list(
-            cleaned.get("systems") or []
+        return (
+            [f for f in single if f]
+            + list(cleaned.get("references") or [])
+            + list(cleaned.get("systems") or [])
         )
 
     def corpus_inputs(self) -> CorpusInputs:

@@ -77,7 +77,9 @@ def _require(import_format: str, condition: object, what: str) -> None:
 def _parse_text(import_format: str, inputs: CorpusInputs) -> CorpusData:
     _require(import_format, inputs.source, "a source file")
     _require(import_format, inputs.references or inputs.systems, "a reference or a system file")
-    _require(import_format, inputs.source_lang and inputs.target_lang, "source and target languages")
+    _require(
+        import_format, inputs.source_lang and inputs.target_lang, "source and target languages"
+    )
     defaults = reference_labels(len(inputs.references))
     references = [
         (label or default, file)
@@ -116,7 +118,9 @@ def _parse_wmt_xml(import_format: str, inputs: CorpusInputs) -> CorpusData:
 
 def _parse_evaltrans_xml(import_format: str, inputs: CorpusInputs) -> CorpusData:
     _require(import_format, inputs.file, "a file")
-    _require(import_format, inputs.source_lang and inputs.target_lang, "source and target languages")
+    _require(
+        import_format, inputs.source_lang and inputs.target_lang, "source and target languages"
+    )
     return parse_evaltrans_xml(
         file=inputs.file,
         source_lang=inputs.source_lang,
@@ -128,7 +132,9 @@ def _parse_evaltrans_xml(import_format: str, inputs: CorpusInputs) -> CorpusData
 
 def _parse_mqm_tsv(import_format: str, inputs: CorpusInputs) -> CorpusData:
     _require(import_format, inputs.file, "a file")
-    _require(import_format, inputs.source_lang and inputs.target_lang, "source and target languages")
+    _require(
+        import_format, inputs.source_lang and inputs.target_lang, "source and target languages"
+    )
     return parse_mqm_tsv(
         file=inputs.file,
         source_lang=inputs.source_lang,

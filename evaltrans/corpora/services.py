@@ -23,6 +23,10 @@ from .selectors import testset_corpus_data
 DUPLICATE_CONTENT = (
     "this content is already stored as test set '{name}' version {version}; nothing was imported"
 )
+VERSION_TAKEN = (
+    "test set '{name}' version {version} was stored by another import at the same time; "
+    "nothing was imported, import again to make the next version"
+)
 EMPTY_CORPUS = "the corpus has no segments; nothing was imported"
 NAME_REQUIRED = "a test set needs a name"
 NO_WRITER = "format {format!r} cannot be exported"
@@ -89,7 +93,8 @@ def testset_import(
     """Store a parsed corpus as a test set (a new version if the name exists with other content).
 
     Raises:
-        CorpusImportError: empty corpus, no name, or identical content already stored.
+        CorpusImportError: empty corpus, no name, identical content already stored, or a
+            concurrent import that stored the same content or name and version first.
     """
     name = name.strip()
     if not name:
@@ -117,13 +122,24 @@ def testset_import(
         metadata=metadata,
         created_by=user if user is not None and user.is_authenticated else None,
     )
-    test_set.full_clean()
+    # Uniqueness is left to the database: a concurrent import that stores the same content or
+    # name and version after the checks above then fails the insert, reported below.
+    test_set.full_clean(validate_unique=False, validate_constraints=False)
     try:
-        test_set.save()
-    except IntegrityError as error:  # a concurrent import of the same content won the race
-        raise CorpusImportError(DUPLICATE_CONTENT.format(name=name, version="?")) from error
+        with transaction.atomic():  # a savepoint: after a failed insert the winner can be read
+            test_set.save()
+    except IntegrityError as error:  # a concurrent import stored its test set after our checks
+        raise CorpusImportError(_collision_message(test_set)) from error
     _store_texts(test_set, corpus)
     return ImportResult(test_set=test_set, new_version_of_existing=latest is not None)
+
+
+def _collision_message(test_set: TestSet) -> str:
+    """Which unique key a concurrent import took first: the content, or the name and version."""
+    same_content = TestSet.objects.filter(content_hash=test_set.content_hash).first()
+    if same_content is not None:
+        return DUPLICATE_CONTENT.format(name=same_content.name, version=same_content.version)
+    return VERSION_TAKEN.format(name=test_set.name, version=test_set.version)
 
 
 def _store_texts(test_set: TestSet, corpus: CorpusData) -> None:

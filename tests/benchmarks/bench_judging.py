@@ -135,7 +135,7 @@ def _manage(env: dict[str, str], *args: str) -> str:
 def _set_up(env: dict[str, str]) -> tuple[dict[str, int], int]:
     started = time.perf_counter()
     _manage(env, "migrate", "--noinput", "-v", "0")
-    _manage(env, "load_demo")
+    _manage(env, "load_demo", "--force")
     out = _manage(env, "shell", "-c", SETUP_CODE.format(judges=JUDGES))
     assignments = {
         line.split()[1]: int(line.split()[2])

@@ -28,7 +28,3 @@ def text_corpus(tmp_path: Path) -> dict[str, Path]:
         "sys_x": write_lines(tmp_path / "sysX.en", SYS_X),
         "sys_y": write_lines(tmp_path / "sysY.en", SYS_Y),
     }
-
-
-
-

@@ -7,9 +7,13 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
-from evaltrans.corpora.management.commands.load_demo import DEMO_FILE, DEMO_NAME
+from evaltrans.corpora.management.commands.load_demo import (
+    DEMO_FILE,
+    DEMO_NAME,
+    NOT_IN_PRODUCTION,
+)
 from evaltrans.corpora.models import TestSet
 from evaltrans.roles import can_browse, is_admin, is_judge
 
@@ -23,8 +27,10 @@ def expected_demo_counts() -> tuple[int, set[str]]:
     return len({f[3] for f in fields}), {f[0] for f in fields}
 
 
-def test_demo_loads_users_and_corpus_once():
-    call_command("load_demo", stdout=StringIO())
+def test_demo_loads_users_and_corpus_once(settings):
+    settings.DEBUG = False
+    call_command("load_demo", "--force", stdout=StringIO())
+    settings.DEBUG = True  # the development settings of `make run`; a second run adds nothing
     call_command("load_demo", stdout=StringIO())
     test_set = TestSet.objects.get(name=DEMO_NAME)
     segments, systems = expected_demo_counts()
@@ -36,3 +42,13 @@ def test_demo_loads_users_and_corpus_once():
     assert is_judge(users["judge1"]) and not can_browse(users["judge1"])
     assert can_browse(users["viewer"]) and not is_admin(users["viewer"])
     assert users["admin"].check_password("admin-demo")
+
+
+def test_demo_is_refused_when_debug_is_off_without_force(settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError) as refused:
+        call_command("load_demo", stdout=StringIO())
+    assert str(refused.value) == NOT_IN_PRODUCTION
+    assert "--force" in str(refused.value)
+    assert not get_user_model().objects.exists()
+    assert not TestSet.objects.exists()

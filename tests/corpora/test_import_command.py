@@ -8,8 +8,17 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
+from evaltrans.corpora.management.commands.import_corpus import FILE_TOO_LARGE
+from evaltrans.corpora.models import Candidate, Reference, System, TestSet
 
+from .bad_inputs import (
+    BAD_INPUTS,
+    SIZE_LIMIT,
+    BadInput,
+    CorpusFiles,
+    database_counts,
+    stored_texts,
+)
 from .conftest import REF_A, SOURCE, SYS_X, write_lines
 
 pytestmark = pytest.mark.django_db
@@ -18,18 +27,28 @@ pytestmark = pytest.mark.django_db
 def import_text(corpus: dict[str, Path], name: str = "toy", *extra: str) -> str:
     out = StringIO()
     call_command(
-        "import_corpus", "text", "--name", name,
-        "--source-lang", "de", "--target-lang", "en",
-        "--source", str(corpus["source"]),
-        "--ref", str(corpus["ref_a"]), "--ref", str(corpus["ref_b"]),
-        "--system", f"X={corpus['sys_x']}", "--system", f"Y={corpus['sys_y']}",
-        *extra, stdout=out,
+        "import_corpus",
+        "text",
+        "--name",
+        name,
+        "--source-lang",
+        "de",
+        "--target-lang",
+        "en",
+        "--source",
+        str(corpus["source"]),
+        "--ref",
+        str(corpus["ref_a"]),
+        "--ref",
+        str(corpus["ref_b"]),
+        "--system",
+        f"X={corpus['sys_x']}",
+        "--system",
+        f"Y={corpus['sys_y']}",
+        *extra,
+        stdout=out,
     )
     return out.getvalue()
-
-
-def database_counts() -> tuple[int, ...]:
-    return tuple(m.objects.count() for m in (TestSet, Segment, Reference, System, Candidate))
 
 
 def test_text_import_stores_every_text_in_order(text_corpus):
@@ -62,59 +81,65 @@ def test_changed_content_under_same_name_makes_a_new_version(text_corpus):
     assert list(TestSet.objects.filter(name="toy").values_list("version", flat=True)) == [2, 1]
 
 
-@pytest.mark.parametrize(
-    ("mutate", "message"),
-    [
-        (lambda c: write_lines(c["sys_x"], ["one", "two"]), "sysX.en"),
-        (lambda c: c["ref_a"].write_bytes(b""), "ref.A.en"),
-        (lambda c: write_lines(c["ref_b"], ["a", "", "c"]), "ref.B.en, line 2"),
-        (lambda c: c["sys_y"].write_bytes(b"ok\n\xff\xfe bad\nthree\n"), "sysY.en, line 2"),
-    ],
-    ids=["line-count", "empty-file", "empty-line", "invalid-utf8"],
-)
-def test_bad_text_input_names_the_file_and_stores_nothing(text_corpus, mutate, message):
-    mutate(text_corpus)
-    with pytest.raises(CommandError, match=message.replace(".", r"\.")):
-        import_text(text_corpus)
-    assert database_counts() == (0, 0, 0, 0, 0)
+def import_files(files: CorpusFiles, folder: Path, name: str = "shell-corpus", *extra: str) -> str:
+    """Write ``files`` into ``folder`` and import them with ``import_corpus``."""
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def write(named: tuple[str, bytes]) -> str:
+        path = folder / named[0]
+        path.write_bytes(named[1])
+        return str(path)
+
+    args = ["import_corpus", files.format, "--name", name]
+    if files.source_lang:
+        args += ["--source-lang", files.source_lang, "--target-lang", files.target_lang]
+    if files.source is not None:
+        args += ["--source", write(files.source)]
+    if files.file is not None:
+        args += ["--file", write(files.file)]
+    for named in files.references:
+        args += ["--ref", write(named)]
+    names = files.system_names or [None] * len(files.systems)
+    for system_name, named in zip(names, files.systems, strict=True):
+        args += ["--system", f"{system_name}={write(named)}" if system_name else write(named)]
+    out = StringIO()
+    call_command(*args, *extra, stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS, ids=lambda case: case.id)
+def test_bad_input_is_a_command_error_naming_the_file_and_stores_nothing(
+    settings, tmp_path, case: BadInput
+):
+    settings.CORPUS_UPLOAD_MAX_BYTES = SIZE_LIMIT
+    before = database_counts()
+
+    with pytest.raises(CommandError) as refused:
+        import_files(case.files, tmp_path)
+
+    expected = case.message or FILE_TOO_LARGE.format(
+        path=tmp_path / case.oversized, size=case.files.size_of(case.oversized), limit=SIZE_LIMIT
+    )
+    assert str(refused.value) == expected
+    assert database_counts() == before
+    if case.encoding:  # the --encoding option, as the message says, makes the files import
+        import_files(case.files, tmp_path, "shell-corpus", "--encoding", case.encoding)
+        assert case.decoded in stored_texts()
+
+
+def test_a_refused_import_leaves_stored_test_sets_alone(settings, tmp_path, text_corpus):
+    import_text(text_corpus)
+    before = database_counts()
+    bad = next(case for case in BAD_INPUTS if case.id == "sgml-other-segments")
+    with pytest.raises(CommandError):
+        import_files(bad.files, tmp_path / "bad", "toy")
+    assert database_counts() == before
 
 
 def test_missing_file_is_a_clear_error(text_corpus, tmp_path):
     text_corpus["sys_x"] = tmp_path / "nope.txt"
     with pytest.raises(CommandError, match="nope.txt: no such file"):
         import_text(text_corpus)
-
-
-def test_file_above_the_size_limit_is_refused(text_corpus, settings):
-    settings.CORPUS_UPLOAD_MAX_BYTES = 10
-    with pytest.raises(CommandError, match="above the limit of 10 bytes"):
-        import_text(text_corpus)
-    assert database_counts() == (0, 0, 0, 0, 0)
-
-
-def test_duplicate_system_names_are_refused(text_corpus):
-    out = StringIO()
-    with pytest.raises(CommandError, match="X"):
-        call_command(
-            "import_corpus", "text", "--name", "dup", "--source-lang", "de", "--target-lang", "en",
-            "--source", str(text_corpus["source"]), "--ref", str(text_corpus["ref_a"]),
-            "--system", f"X={text_corpus['sys_x']}", "--system", f"X={text_corpus['sys_y']}",
-            stdout=out,
-        )
-    assert database_counts() == (0, 0, 0, 0, 0)
-
-
-def test_encoding_option_reads_latin1_files(text_corpus):
-    text_corpus["source"].write_bytes("Grüße\nzwei\ndrei\n".encode("latin-1"))
-    with pytest.raises(CommandError, match="--encoding"):
-        import_text(text_corpus)
-    import_text(text_corpus, "toy", "--encoding", "latin-1")
-    assert Segment.objects.get(index=0).source == "Grüße"
-
-
-def test_export_of_unknown_test_set_fails(tmp_path):
-    with pytest.raises(CommandError, match="no test set named 'ghost'"):
-        call_command("export_corpus", "text", "--name", "ghost", "--out", str(tmp_path))
 
 
 def sgml_file(path: Path, kind: str, attrs: str, texts: list[str]) -> Path:
@@ -134,8 +159,18 @@ def test_sgml_import_takes_explicit_reference_labels(tmp_path):
     ref2 = sgml_file(tmp_path / "r2.sgm", "refset", 'sysid="ref"', REF_A[::-1])
     system = sgml_file(tmp_path / "x.sgm", "tstset", 'sysid="X"', SYS_X)
     call_command(
-        "import_corpus", "sgml", "--name", "sgml-toy", "--source", str(source),
-        "--ref", f"first={ref1}", "--ref", f"second={ref2}", "--system", str(system),
+        "import_corpus",
+        "sgml",
+        "--name",
+        "sgml-toy",
+        "--source",
+        str(source),
+        "--ref",
+        f"first={ref1}",
+        "--ref",
+        f"second={ref2}",
+        "--system",
+        str(system),
         stdout=StringIO(),
     )
     first = Reference.objects.filter(label="first").order_by("segment__index")

@@ -5,10 +5,21 @@ from __future__ import annotations
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils.html import escape
 
+from evaltrans.corpora.forms import SYSTEM_NAME_COUNT, TOO_LARGE
 from evaltrans.corpora.models import Segment, TestSet
 from tests.conftest import make_user
 
+from .bad_inputs import (
+    BAD_INPUTS,
+    SIZE_LIMIT,
+    VALID,
+    BadInput,
+    CorpusFiles,
+    database_counts,
+    stored_texts,
+)
 from .conftest import REF_A, SOURCE, SYS_X, SYS_Y
 
 pytestmark = pytest.mark.django_db
@@ -95,32 +106,84 @@ def test_upload_form_imports_with_labels_and_file_names(stored_test_set):
     assert stored_test_set.metadata["reference_labels"] == ["A"]
 
 
-def test_upload_errors_are_shown_and_store_nothing(client, admin_user):
-    client.force_login(admin_user)
-    response = post_text_corpus(client, systems=[upload("short.en", ["only one line"])])
-    assert response.status_code == 200
-    assert "short.en" in response.content.decode()
-    assert TestSet.objects.count() == 0
+def post_files(client, files: CorpusFiles, name: str = "web-corpus", encoding: str = ""):
+    """Post one corpus through the upload form, every file as a fresh upload."""
+    data = {
+        "name": name,
+        "format": files.format,
+        "source_lang": files.source_lang,
+        "target_lang": files.target_lang,
+        "encoding": encoding,
+        "reference_systems": "ref",
+        "system_names": ",".join(files.system_names),
+    }
+    if files.source is not None:
+        data["source"] = SimpleUploadedFile(*files.source)
+    if files.file is not None:
+        data["file"] = SimpleUploadedFile(*files.file)
+    data["references"] = [SimpleUploadedFile(*named) for named in files.references]
+    data["systems"] = [SimpleUploadedFile(*named) for named in files.systems]
+    return client.post(reverse("corpora:test_set_import"), data)
 
 
-def test_upload_above_the_size_limit_is_a_form_error(client, admin_user, settings):
-    settings.CORPUS_UPLOAD_MAX_BYTES = 20
+@pytest.mark.parametrize(
+    ("import_format", "segments"),
+    [("text", 3), ("sgml", 3), ("wmt-xml", 4), ("evaltrans-xml", 1), ("mqm-tsv", 3)],
+)
+def test_valid_upload_of_every_format_is_stored(client, admin_user, import_format, segments):
+    """The bad inputs below differ from these by one fault each."""
     client.force_login(admin_user)
-    response = post_text_corpus(client)
+    response = post_files(client, VALID[import_format])
+    assert response.status_code == 302, response.context["form"].errors
+    test_set = TestSet.objects.get(name="web-corpus")
+    assert (test_set.import_format, test_set.segments.count()) == (import_format, segments)
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS, ids=lambda case: case.id)
+def test_bad_upload_is_a_form_error_naming_the_file_and_stores_nothing(
+    client, admin_user, settings, case: BadInput
+):
+    settings.CORPUS_UPLOAD_MAX_BYTES = SIZE_LIMIT
+    client.force_login(admin_user)
+    nothing = database_counts()
+
+    response = post_files(client, case.files)
+
+    expected = case.message or TOO_LARGE.format(
+        name=case.oversized, size=case.files.size_of(case.oversized), limit=SIZE_LIMIT
+    )
     assert response.status_code == 200
-    assert "the limit is 20 bytes" in response.content.decode()
+    assert response.context["form"].non_field_errors() == [expected]
+    assert escape(expected) in response.content.decode()
+    assert database_counts() == nothing
+    if case.encoding:  # the form's Encoding field, as the message says, makes the files import
+        response = post_files(client, case.files, encoding=case.encoding)
+        assert response.status_code == 302, response.context["form"].errors
+        assert case.decoded in stored_texts()
+
+
+def test_system_names_must_match_the_system_files(client, admin_user):
+    client.force_login(admin_user)
+    response = post_text_corpus(client, system_names="X,Y,Z")
+    assert response.context["form"].non_field_errors() == [
+        SYSTEM_NAME_COUNT.format(names=3, files=2)
+    ]
     assert TestSet.objects.count() == 0
 
 
 def test_mt_output_is_shown_escaped(client, viewer_user, stored_test_set):
     client.force_login(viewer_user)
-    html = client.get(reverse("corpora:test_set_detail", args=[stored_test_set.pk])).content.decode()
+    html = client.get(
+        reverse("corpora:test_set_detail", args=[stored_test_set.pk])
+    ).content.decode()
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "Das ist &lt;b&gt;gut&lt;/b&gt;." in html
 
 
-def test_search_finds_text_in_candidates_and_highlights_escaped(client, viewer_user, stored_test_set):
+def test_search_finds_text_in_candidates_and_highlights_escaped(
+    client, viewer_user, stored_test_set
+):
     client.force_login(viewer_user)
     url = reverse("corpora:test_set_detail", args=[stored_test_set.pk])
     html = client.get(url, {"q": "script"}).content.decode()

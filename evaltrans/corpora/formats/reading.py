@@ -19,7 +19,8 @@ TOO_LARGE = "the file has {size} bytes, more than the limit of {limit} bytes"
 EMPTY_FILE = "the file is empty"
 BAD_ENCODING = (
     "the file is not valid {encoding} (byte 0x{byte:02x} cannot be decoded); "
-    "give the file's encoding with the --encoding option, e.g. --encoding latin-1"
+    "give the file's encoding with the encoding option (--encoding, or the form's Encoding "
+    "field), e.g. latin-1"
 )
 UNKNOWN_ENCODING = "unknown encoding {encoding!r}"
 EMPTY_LINE = "empty line, but a sentence is required on every line"

@@ -30,9 +30,17 @@ class Command(BaseCommand):
             test_sets = test_sets.filter(version=options["test_set_version"])
         test_set = test_sets.order_by("-version").first()
         if test_set is None:
-            version = f" with version {options['test_set_version']}" if options["test_set_version"] else ""
+            version = (
+                f" with version {options['test_set_version']}"
+                if options["test_set_version"]
+                else ""
+            )
             raise CommandError(NO_TEST_SET.format(name=options["name"], version=version))
-        files = testset_export(test_set=test_set, export_format=options["format"], out_dir=options["out"])
+        files = testset_export(
+            test_set=test_set, export_format=options["format"], out_dir=options["out"]
+        )
         for path in files:
             self.stdout.write(str(path))
-        self.stdout.write(self.style.SUCCESS(f"Exported {test_set} as {options['format']}: {len(files)} files."))
+        self.stdout.write(
+            self.style.SUCCESS(f"Exported {test_set} as {options['format']}: {len(files)} files.")
+        )

@@ -19,7 +19,9 @@ from evaltrans.corpora.parsing import (
 from evaltrans.corpora.services import CorpusImportError, testset_import
 
 NO_SUCH_FILE = "{path}: no such file"
-FILE_TOO_LARGE = "{path}: {size:,} bytes is above the limit of {limit:,} bytes (CORPUS_UPLOAD_MAX_BYTES)"
+FILE_TOO_LARGE = (
+    "{path}: {size:,} bytes is above the limit of {limit:,} bytes (CORPUS_UPLOAD_MAX_BYTES)"
+)
 
 
 class Command(BaseCommand):
@@ -30,12 +32,16 @@ class Command(BaseCommand):
         parser.add_argument("--name", required=True, help="Test set name.")
         parser.add_argument("--source", help="Source file (text, sgml).")
         parser.add_argument(
-            "--ref", action="append", default=[],
+            "--ref",
+            action="append",
+            default=[],
             help="Reference file: FILE or LABEL=FILE (text default labels A, B, …; "
             "SGML default: the file's refid).",
         )
         parser.add_argument(
-            "--system", action="append", default=[],
+            "--system",
+            action="append",
+            default=[],
             help="System file; text format: NAME=FILE.",
         )
         parser.add_argument("--file", help="The corpus file (wmt-xml, evaltrans-xml, mqm-tsv).")
@@ -46,7 +52,9 @@ class Command(BaseCommand):
             "--encoding", help="Input encoding (default UTF-8; XML: its own declaration)."
         )
         parser.add_argument(
-            "--reference-system", action="append", default=[],
+            "--reference-system",
+            action="append",
+            default=[],
             help="mqm-tsv: a system whose rows are a reference (default: ref).",
         )
 
@@ -55,7 +63,9 @@ class Command(BaseCommand):
         try:
             inputs = self._inputs(import_format, options)
             corpus = parse_corpus(import_format, inputs)
-            result = testset_import(corpus=corpus, name=options["name"], import_format=import_format)
+            result = testset_import(
+                corpus=corpus, name=options["name"], import_format=import_format
+            )
         except (CorpusFormatError, CorpusInputError, CorpusImportError) as error:
             raise CommandError(str(error)) from None
         self.stdout.write(self.style.SUCCESS(result.summary))
@@ -66,7 +76,9 @@ class Command(BaseCommand):
             for label, path in (_label_and_path(ref) for ref in options["ref"])
         ]
         if import_format == "text":
-            systems = [(name, self._read(path)) for name, path in map(split_named, options["system"])]
+            systems = [
+                (name, self._read(path)) for name, path in map(split_named, options["system"])
+            ]
         else:
             systems = [(Path(path).name, self._read(path)) for path in options["system"]]
         return CorpusInputs(

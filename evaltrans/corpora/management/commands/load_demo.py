@@ -1,4 +1,8 @@
-"""python manage.py load_demo: demo users and the demo corpus, once (safe to run again)."""
+"""python manage.py load_demo [--force]: demo users and the demo corpus, once (safe to run again).
+
+The demo users have published passwords, so the command refuses to run when DEBUG is off (a
+production site) unless --force is given.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,10 @@ import gzip
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaltrans.corpora.formats.base import InputFile
 from evaltrans.corpora.models import TestSet
@@ -20,6 +25,12 @@ from judging.humanscores.services import judgmentset_import_demo_ratings
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 DEMO_FILE = DEMO_DIR / "mqm_ted_ende.tsv.gz"
 DEMO_NAME = "WMT21 TED MQM en-de"
+
+NOT_IN_PRODUCTION = (
+    "refused: DEBUG is off, so this looks like a production site, and load_demo would create "
+    "the demo users with their published passwords (admin / admin-demo is a superuser); "
+    "run it with the development settings, or pass --force if you really want them here"
+)
 
 # (user name, password, staff, group). Demo credentials only: never use them in production.
 DEMO_USERS = [
@@ -33,7 +44,16 @@ DEMO_USERS = [
 class Command(BaseCommand):
     help = "Create the demo users and import the demo corpus (skips what exists)."
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--force",
+            action="store_true",
+            help="Load the demo users even when DEBUG is off (they have published passwords).",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.DEBUG and not options["force"]:
+            raise CommandError(NOT_IN_PRODUCTION)
         self._users()
         demo_file = InputFile(name=DEMO_FILE.name, data=gzip.decompress(DEMO_FILE.read_bytes()))
         test_set = TestSet.objects.filter(name=DEMO_NAME).order_by("version").first()
@@ -41,7 +61,9 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo corpus {DEMO_NAME!r} already loaded.")
         else:
             inputs = CorpusInputs(file=demo_file, source_lang="en", target_lang="de")
-            result = testset_import(corpus=parse_corpus("mqm-tsv", inputs), name=DEMO_NAME, import_format="mqm-tsv")
+            result = testset_import(
+                corpus=parse_corpus("mqm-tsv", inputs), name=DEMO_NAME, import_format="mqm-tsv"
+            )
             self.stdout.write(self.style.SUCCESS(result.summary))
             test_set = result.test_set
         # The same TSV carries the MQM ratings: a new user sees real human scores at once.
