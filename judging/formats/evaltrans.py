@@ -16,6 +16,11 @@ The corpus importer parses the XML (measures spec §16) into ``CorpusData``: eac
   why the thesis could not normalize BTEC.
 * A further assessment of the same class on the same target by the same named evaluator is a
   REPEAT (a re-judgment).
+* The class that marks references is not an aspect (:func:`control_classes`): the deciding class
+  (the last ``<levels>``) when it is a yes/no flag, like the format's recommended ``isPerfect``
+  (count 2), and any class named ``isPerfect``. Its values say which targets are references
+  (the corpus importer has used them for that), not how good a translation is. A deciding class
+  with more levels (e.g. fluency with ``perfect="5"``) is a real score and stays an aspect.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ from . import KIND_REF, KIND_REPEAT, KIND_SYSTEM, CorpusFormatError, JudgmentRec
 
 DEFAULT_JUDGE = "unknown"
 DEFAULT_SOURCE_NAME = "EvalTrans XML"
+REFERENCE_FLAG = "isPerfect"
+"""The format's recommended class for marking references (measures spec §16.1)."""
+FLAG_MAX_COUNT = 2
+"""A deciding class with at most this many levels (0/1) is a reference flag, not a score."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,19 @@ def _integer(
         ) from None
 
 
+def control_classes(levels: Mapping[str, ScoreLevels]) -> set[str]:
+    """Score classes that mark references instead of judging quality (module docstring).
+
+    ``levels`` must be in document order: the last definition is the deciding class.
+    """
+    control = {REFERENCE_FLAG}
+    if levels:
+        deciding = list(levels.values())[-1]
+        if deciding.count <= FLAG_MAX_COUNT:
+            control.add(deciding.name)
+    return control
+
+
 def records_from_evaluations(
     segment_id: str,
     evaluations: Sequence[EvaluationData],
@@ -104,9 +126,12 @@ def records_from_evaluations(
     Raises:
         CorpusFormatError: a value above the class' last level.
     """
+    control = control_classes(levels)
     slots: Counter[tuple[str, str, str, str]] = Counter()
     records = []
     for evaluation in evaluations:
+        if evaluation.aspect in control:
+            continue
         definition = levels.get(evaluation.aspect)
         if definition is not None and evaluation.value < definition.firstvalid:
             continue

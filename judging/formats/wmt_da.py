@@ -19,9 +19,11 @@ raw score ``z * sd + mean`` comes out an integer up to float error (measured: 1e
 
 WMT's aggregation (README of the humaneval folder): segment score = mean over a (system,
 segment)'s SYSTEM and REPEAT judgments; system score = unweighted mean of its segment scores,
-raw and z. ``human_scores(records, aspect="adequacy", **WMT_DA_SCORING)`` reproduces the
-official ``ad-seg-scores-*.csv`` digit for digit and ``ad-sys-scores-*.csv`` to 1e-15 (WMT
-averaged the segment scores as printed with 15 digits; averaging those gives every digit).
+raw and z. WMT's R scripts wrote every step as text (z with 15 digits, segment scores with 15
+digits) and read it back; ``WMT_R_ROUNDING`` repeats that. ``human_scores(records,
+aspect="adequacy", **WMT_DA_SCORING)`` (WMT's z as given) and ``**WMT_DA_RECOMPUTED`` (z
+recomputed from the raw scores) both reproduce the official ``ad-seg-scores-*.csv`` and
+``ad-sys-scores-*.csv`` to every printed digit.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from metrics.core.human_scores import WMT_R_ROUNDING
 
 from . import KINDS, CorpusFormatError, InputFile, JudgmentRecord, check_unique, decode_lines
 
@@ -42,8 +46,13 @@ WMT_DA_SCORING: dict[str, Any] = {
     "weighting": "none",
     "z_source": "given",
     "kinds": ("SYSTEM", "REPEAT"),
+    "rounding": WMT_R_ROUNDING,
 }
-"""Options of ``metrics.core.human_scores.human_scores`` that give WMT's official numbers."""
+"""Options of ``metrics.core.human_scores.human_scores`` that give WMT's official numbers from
+the file's z."""
+WMT_DA_RECOMPUTED: dict[str, Any] = {**WMT_DA_SCORING, "z_source": "computed"}
+"""The same from the raw scores (needs the judge-stats file): our sample-sd normalization with
+WMT's roundings."""
 
 _SYSTEM_INDEX = re.compile(r"\.\d+$")
 _R_LINE = re.compile(r"^\[1\]\s+(.*)$")

@@ -14,6 +14,12 @@ offer and the panels need is here, each choice documented in docs/human-scores.m
   or more on average, degraded references (WMT BAD_REF) not scored below the judge's mean.
 * **Confidence intervals** of Krippendorff's alpha and of Cohen's kappa: percentile bootstrap
   over items (seeded); of Pearson's r: Fisher z (spec §2.9).
+* **Kappa's categories** are the scale's declared levels (EvalTrans classes, campaign scales),
+  not the values that happen to occur: an unused level keeps its place in the quadratic
+  weights. Scales without declared levels (WMT DA 0-100, MQM penalties) are continuous: kappa
+  is not computed there, and the interval alpha is the agreement to read.
+* **Without raw scores** (WMT DA imported without its judge statistics) the interval alpha is
+  computed on the z-scores; ordinal alpha and kappa need the raw levels and are left out.
 * **Significance of system differences**: a paired bootstrap over the segments two systems share
   (Koehn 2004): resample segments with replacement, two-sided p = twice the share of resampled
   weighted mean differences on the other side of zero.
@@ -55,6 +61,16 @@ AGREEMENT_BOOTSTRAP = 200
 SIGNIFICANCE_BOOTSTRAP = 1000
 SIGNIFICANCE_LEVEL = 0.05
 MAX_PAIR_ROWS = 40
+
+KAPPA_CONTINUOUS = (
+    "Cohen's κ needs a scale of declared levels; {scale} are continuous, so read the interval α"
+)
+KAPPA_NEEDS_CANDIDATES = "Cohen's κ compares two judges on shared candidates"
+ALPHA_ON_Z = (
+    "No raw scores: α (interval) is computed on the judges' z-scores; ordinal α and κ need the "
+    "raw levels"
+)
+SCALE_NAMES = {"da": "DA scores (0–100)", "mqm": "MQM penalties"}
 
 FLAG_NOT_NORMALIZABLE = "not normalizable"
 FLAG_SAME_LEVEL = "same level"
@@ -153,6 +169,14 @@ def scale_categories(scale: Mapping[str, Any], raw: FloatArray) -> Categories:
     if len(distinct) <= 12:
         return _by_value(distinct, raw)
     return _equal_bins(float(values.min()), float(values.max()), raw)
+
+
+def scale_levels(scale: Mapping[str, Any]) -> list[float] | None:
+    """The declared levels of a scale (EvalTrans classes, campaign scales), or None for a scale
+    without levels (DA, MQM, unknown), whose scores are treated as continuous."""
+    if scale.get("kind") == "levels" and scale.get("values"):
+        return sorted(float(value) for value in scale["values"])
+    return None
 
 
 def _by_value(levels: list[float], raw: FloatArray) -> Categories:
@@ -289,9 +313,19 @@ class Agreement:
     repeats: list[dict[str, Any]]
     repeats_pooled: dict[str, Any] | None
     shared_items: int
+    alpha_scale: str = "raw"
+    """``"raw"``, or ``"z"`` when the file gives no raw scores."""
+    notes: list[str] = field(default_factory=list)
+    """Why a statistic is not shown or is computed otherwise, for the panel."""
 
 
-def agreement(data: AspectData, *, unit: str = "candidate", seed: int = DEFAULT_SEED) -> Agreement:
+def agreement(
+    data: AspectData,
+    *,
+    unit: str = "candidate",
+    seed: int = DEFAULT_SEED,
+    scale: Mapping[str, Any] | None = None,
+) -> Agreement:
     """Judge x judge Pearson's r (raw and normalized), pooled inter-annotator correlation,
     Krippendorff's alpha, quadratic-weighted Cohen's kappa and intra-judge consistency.
 
@@ -301,6 +335,9 @@ def agreement(data: AspectData, *, unit: str = "candidate", seed: int = DEFAULT_
             ``"system"`` on their mean score of each system (for sets where no two judges saw
             the same candidate, like the WMT21 TED MQM ratings).
         seed: seed of the bootstrap intervals.
+        scale: the aspect's scale (``{"kind": "levels", "values": [...]}``, ``{"kind":
+            "da"}``, ...). Kappa uses its declared levels as categories and is not computed for
+            a scale without levels (module docstring).
     """
     scored = [i for i, kind in enumerate(data.kinds) if kind == "SYSTEM"]
     if unit == "system":
@@ -330,11 +367,26 @@ def agreement(data: AspectData, *, unit: str = "candidate", seed: int = DEFAULT_
         repeats_pooled=None,
         shared_items=_shared(items, judges),
     )
-    if data.has_raw:
-        result.alpha_interval = _alpha(items, judges, raw, "interval", rng)
-        if unit == "candidate":
-            result.alpha_ordinal = _alpha(items, judges, raw, "ordinal", rng)
-            result.kappa, result.kappa_pairs = _kappas(items, judges, raw, rng)
+    if not data.has_raw:
+        result.alpha_interval = _alpha(items, judges, z, "interval", rng)
+        result.alpha_scale = "z"
+        result.notes.append(ALPHA_ON_Z)
+        _repeats(result, data)
+        return result
+    result.alpha_interval = _alpha(items, judges, raw, "interval", rng)
+    if unit == "candidate":
+        result.alpha_ordinal = _alpha(items, judges, raw, "ordinal", rng)
+        levels = scale_levels(scale or {})
+        if levels is None:
+            kind = (scale or {}).get("kind", "")
+            name = SCALE_NAMES.get(kind, "scores of a scale without declared levels")
+            result.notes.append(KAPPA_CONTINUOUS.format(scale=name))
+        else:
+            # Values off the declared scale (not expected) keep their place rather than fail.
+            categories = sorted(set(levels) | set(raw.tolist()))
+            result.kappa, result.kappa_pairs = _kappas(items, judges, raw, categories, rng)
+    else:
+        result.notes.append(KAPPA_NEEDS_CANDIDATES)
     _repeats(result, data)
     return result
 
@@ -494,11 +546,12 @@ def _kappas(
     items: Sequence[Hashable],
     judges: Sequence[str],
     scores: FloatArray,
+    categories: list[float],
     rng: np.random.Generator,
 ) -> tuple[Estimate, list[dict[str, Any]]]:
-    """Pooled quadratic kappa of (first, second judge) per item, and per judge pair."""
+    """Pooled quadratic kappa of (first, second judge) per item, and per judge pair, over the
+    scale's ``categories`` (positions in sorted order give the weights)."""
     by_item = _first_two(items, judges, scores)
-    categories = sorted(set(scores.tolist()))
     pooled = [(v[0][1], v[1][1]) for v in by_item.values() if len(v) >= 2]
     estimate = _kappa_estimate(pooled, categories, rng)
     per_pair: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)

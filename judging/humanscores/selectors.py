@@ -8,6 +8,7 @@ resolved imported sets first, then campaigns (import refuses a campaign's name).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,11 +18,17 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count
 
-from evaltrans.corpora.models import Reference, TestSet
+from evaltrans.corpora.models import Candidate, Reference, TestSet
 from judging import selectors as judging_selectors
 from judging.models import Campaign
 from judging.qc import judge_quality
-from metrics.core.human_scores import SCORED_KINDS, HumanScores, human_scores
+from metrics.core.human_scores import (
+    SCORED_KINDS,
+    HumanScores,
+    HumanScoresError,
+    Rounding,
+    human_scores,
+)
 
 from . import analysis
 from .models import ExternalJudgment, JudgmentSet
@@ -34,6 +41,10 @@ CAMPAIGN_KINDS = ("SYSTEM",)
 PREFERRED_ASPECTS = ("adequacy+fluency", "adequacy", "mqm", "fluency")
 
 UNKNOWN_SOURCE = "no judgment set or campaign named {name!r}"
+NO_TEXTS_FOR_WEIGHTING = (
+    "weighting {weighting!r} needs the texts of a test set, but {name!r} is not attached to "
+    "one (its judgments are kept by system and segment id only); use weighting 'none'"
+)
 CACHE_SECONDS = 3600
 
 
@@ -69,6 +80,8 @@ class HumanSource:
     judge_flags: dict[str, list[str]] = field(default_factory=dict)
     scored_kinds: tuple[str, ...] = SCORED_KINDS
     segment_links: dict[str, int] = field(default_factory=dict)
+    attachment_note: str = ""
+    """How the ids were matched to the test set, or why the set was not attached."""
 
     @property
     def aspects(self) -> list[str]:
@@ -84,9 +97,18 @@ class HumanSource:
         return aspects
 
     @property
-    def fingerprint(self) -> int:
-        """Changes whenever a judgment does (a campaign's judges keep judging)."""
-        return hash(tuple(self.records))
+    def fingerprint(self) -> str:
+        """Changes whenever a judgment does (a campaign's judges keep judging).
+
+        A digest of the judgments' text form, so that it is the same in every process (the
+        built-in ``hash`` of strings is salted per process, which would keep a cache shared
+        between processes, such as Redis, from ever hitting).
+        """
+        digest = hashlib.blake2b(digest_size=16)
+        for record in self.records:
+            digest.update(repr(tuple(vars(record).values())).encode("utf-8"))
+            digest.update(b"\n")
+        return digest.hexdigest()
 
     @property
     def default_weighting(self) -> str:
@@ -191,6 +213,7 @@ def _set_source(judgment_set: JudgmentSet) -> HumanSource:
         scales=dict(meta.get("scales", {})),
         judge_seconds={k: float(v) for k, v in meta.get("judge_seconds", {}).items()},
         segment_links=links,
+        attachment_note=judgment_set.attachment_note,
     )
 
 
@@ -288,6 +311,27 @@ def reference_lengths(*, source: HumanSource) -> dict[str, float] | None:
     }
 
 
+def candidate_lengths(*, source: HumanSource) -> dict[tuple[str, str], float] | None:
+    """(system, segment id) -> candidate length in words (whitespace tokens) for the judged
+    segments of an attached source; a system named like a reference label (a reference judged
+    as a system) gets that reference's length. None without a test set."""
+    if source.test_set is None:
+        return None
+    keys = {pk: key for key, pk in source.segment_links.items()}
+    lengths: dict[tuple[str, str], float] = {}
+    references = Reference.objects.filter(segment__test_set=source.test_set).values_list(
+        "label", "segment_id", "text"
+    )
+    candidates = Candidate.objects.filter(segment__test_set=source.test_set).values_list(
+        "system__name", "segment_id", "text"
+    )
+    for rows in (references, candidates):
+        for name, segment_pk, text in rows.iterator(chunk_size=5000):
+            if segment_pk in keys:
+                lengths[(name, keys[segment_pk])] = float(len(text.split()))
+    return lengths
+
+
 def source_human_scores(
     *,
     source: HumanSource,
@@ -295,24 +339,31 @@ def source_human_scores(
     weighting: str | None = None,
     statistic: str = "mean",
     sd: str = "sample",
+    z_source: str = "auto",
+    rounding: Rounding | None = None,
     bootstrap_samples: int = 1000,
     seed: int = 12345,
 ) -> HumanScores:
-    """``human_scores`` of a source: reference lengths from its test set when weighted by
-    reference, the source's scored kinds.
+    """``human_scores`` of a source: reference or candidate lengths from its test set when
+    weighted by them, the source's scored kinds.
 
     Raises:
-        HumanScoresError: bad options, unknown aspect, or lengths missing.
+        HumanScoresError: bad options, unknown aspect, a length weighting for a source without
+            a test set, or lengths missing.
     """
     weighting = weighting or source.default_weighting
-    lengths = reference_lengths(source=source) if weighting == "reference" else None
+    if weighting in ("reference", "candidate") and source.test_set is None:
+        raise HumanScoresError(NO_TEXTS_FOR_WEIGHTING.format(weighting=weighting, name=source.name))
     return human_scores(
         source.records,
         aspect=aspect,
         sentence_statistic=statistic,
         weighting=weighting,
-        reference_lengths=lengths,
+        reference_lengths=reference_lengths(source=source) if weighting == "reference" else None,
+        candidate_lengths=candidate_lengths(source=source) if weighting == "candidate" else None,
         sd=sd,
+        z_source=z_source,
+        rounding=rounding,
         kinds=source.scored_kinds,
         bootstrap_samples=bootstrap_samples,
         seed=seed,
@@ -389,11 +440,12 @@ def judge_judgments(*, source: HumanSource, judge: str) -> list[dict[str, Any]]:
 def _agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> dict[str, Any]:
     """Agreement of one aspect; ``unit`` None picks candidates when two judges share one."""
     data = analysis.aspect_data(source.records, aspect)
+    scale = source.scales.get(aspect, {})
     chosen = unit if unit in ("candidate", "system") else "candidate"
-    result = analysis.agreement(data, unit=chosen)
+    result = analysis.agreement(data, unit=chosen, scale=scale)
     fallback = False
     if unit is None and result.shared_items == 0:
-        result, fallback = analysis.agreement(data, unit="system"), True
+        result, fallback = analysis.agreement(data, unit="system", scale=scale), True
     return {"aspect": aspect, "agreement": result, "fallback": fallback, "has_raw": data.has_raw}
 
 

@@ -7,9 +7,11 @@ changes nothing, as for corpus imports.
 Attaching to a test set (``test_set=``) is checked, never assumed: every system must be a system
 or a reference label of the test set, every segment id one of its segment ids, and where the file
 carries the source sentences (MQM TSV, EvalTrans XML) each must equal the test set's source of
-that segment. A WMT DA file carries no text, so its ids cannot be checked (the WMT21 file numbers
-segments in an order of its own): it is always kept as a stand-alone set keyed by system and
-segment id.
+that segment. Where that does not hold, the judgments are still imported, as a stand-alone set
+keyed by system and segment id, and the set's ``attachment_note`` (printed by the command and
+shown on the panels) says why it was not attached. A WMT DA file carries no text, so its ids
+cannot be checked (the WMT21 file numbers segments in an order of its own): it is always kept
+stand-alone.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from evaltrans.corpora.formats.evaltrans_xml import parse_evaltrans_xml
 from evaltrans.corpora.models import RawEvaluation, Reference, Segment, TestSet
 from evaltrans.corpora.selectors import testset_corpus_data
 from judging.formats import JudgmentRecord, check_unique
-from judging.formats.evaltrans import levels_from_metadata, records_from_corpus
+from judging.formats.evaltrans import control_classes, levels_from_metadata, records_from_corpus
 from judging.formats.mqm import ASPECTS as MQM_ASPECTS
 from judging.formats.mqm import mqm_records, parse_mqm_errors, strip_spans
 from judging.formats.wmt_da import parse_wmt_da_csv
@@ -48,16 +50,19 @@ FILE_REQUIRED = "{format} needs a FILE"
 JUDGE_STATS_ONLY_DA = "--judge-stats belongs to wmt-da-csv only"
 NO_RECORDS = "{file}: no judgments found; nothing was imported"
 DA_NOT_ATTACHABLE = (
-    "{file}: WMT DA rows carry no source text, so their segment ids cannot be checked against "
-    "test set {test_set}; import without --test-set (the set is kept by system and segment id)"
+    "{file}: WMT DA rows carry no source text, so their segment ids cannot be checked against it"
 )
+NOT_ATTACHED = "not attached to test set {test_set}: {reason}"
+ATTACHED_CHECKED = "ids and source sentences checked against the test set"
+ATTACHED_OWN = "the test set's own <eval> judgments"
+NOTE_LENGTH = 300
 NO_EVALUATIONS = "test set {test_set} has no EvalTrans <eval> judgments to import"
 NOT_EVALTRANS = (
     "test set {test_set} was imported from {format}, not evaltrans-xml; give the EvalTrans XML FILE"
 )
 AMBIGUOUS_IDS = (
     "test set {test_set} has no unique segment ids (id {seg_id!r} is used {count} times), so "
-    "judgments cannot be attached to it; import without --test-set"
+    "judgments cannot be attached to it"
 )
 UNKNOWN_SEGMENT = "segment id {seg_id!r} is not a segment of test set {test_set}"
 UNKNOWN_SYSTEM = "system {system!r} is neither a system nor a reference of test set {test_set}"
@@ -76,10 +81,20 @@ class JudgmentImportError(ValueError):
     """Import refused; ``str(error)`` is the message for the user."""
 
 
+class AttachmentError(JudgmentImportError):
+    """The judgments do not match the test set; they are imported without attaching."""
+
+
 @dataclass(frozen=True)
 class JudgmentImportResult:
     judgment_set: JudgmentSet
     count: int
+    requested_test_set: TestSet | None = None
+
+    @property
+    def attachment_refused(self) -> bool:
+        """A test set was asked for, but the judgments did not match it."""
+        return self.requested_test_set is not None and self.judgment_set.test_set is None
 
     @property
     def summary(self) -> str:
@@ -91,6 +106,8 @@ class JudgmentImportResult:
         )
         if self.judgment_set.test_set is not None:
             return f"{text}; attached to test set {self.judgment_set.test_set}."
+        if self.judgment_set.attachment_note:
+            return f"{text}; {self.judgment_set.attachment_note}."
         return f"{text}; not attached to a test set."
 
 
@@ -122,20 +139,21 @@ def judgmentset_import_file(
         import_format: ``wmt-da-csv``, ``mqm-tsv`` or ``evaltrans-xml``.
         file: the file (name for messages, bytes).
         name: the new set's unique name.
-        test_set: attach to this test set (checked: see the module docstring).
+        test_set: attach to this test set where the ids are known to match (module
+            docstring); otherwise the set is kept stand-alone with a note saying why.
         judge_stats: WMT DA ``*-trk-mean-sd.txt``, giving raw scores.
         user: who imports (kept on the set).
 
     Raises:
         CorpusFormatError: bad input, naming file and line.
-        JudgmentImportError: name taken, ids not those of ``test_set``, and the like.
+        JudgmentImportError: name taken, unknown format, and the like.
     """
     _check_name(name)
     if judge_stats is not None and import_format != "wmt-da-csv":
         raise JudgmentImportError(JUDGE_STATS_ONLY_DA)
+    unattachable = None
     if import_format == "wmt-da-csv":
-        if test_set is not None:
-            raise JudgmentImportError(DA_NOT_ATTACHABLE.format(file=file.name, test_set=test_set))
+        unattachable = DA_NOT_ATTACHABLE.format(file=file.name)
         parsed = _parse_da(file, judge_stats)
     elif import_format == "mqm-tsv":
         parsed = _parse_mqm(file)
@@ -153,7 +171,8 @@ def judgmentset_import_file(
         file_name=file.name + (f" + {judge_stats.name}" if judge_stats else ""),
         parsed=parsed,
         test_set=test_set,
-        note="ids and source sentences checked against the test set",
+        note=ATTACHED_CHECKED,
+        unattachable=unattachable,
         user=user,
     )
 
@@ -186,7 +205,7 @@ def judgmentset_import_test_set(
         file_name="",
         parsed=parsed,
         test_set=test_set,
-        note="the test set's own <eval> judgments",
+        note=ATTACHED_OWN,
         user=user,
     )
 
@@ -225,9 +244,11 @@ def _parse_evaltrans(corpus: CorpusData, source_name: str) -> _Parsed:
         segment.seg_id or str(position): segment.source
         for position, segment in enumerate(corpus.segments, 1)
     }
+    control = control_classes(levels)
     scales = {
         name: {"kind": "levels", "values": list(range(level.firstvalid, level.count))}
         for name, level in levels.items()
+        if name not in control
     }
     return _Parsed(records, sources, scales, {})
 
@@ -252,7 +273,6 @@ def _check_name(name: str) -> None:
         raise JudgmentImportError(NAME_IS_CAMPAIGN.format(name=name))
 
 
-@transaction.atomic
 def _store(
     *,
     name: str,
@@ -262,48 +282,77 @@ def _store(
     test_set: TestSet | None,
     note: str,
     user: AbstractBaseUser | None,
+    unattachable: str | None = None,
 ) -> JudgmentImportResult:
     records = parsed.records
     if not records:
         raise JudgmentImportError(NO_RECORDS.format(file=file_name or name))
-    segments: Mapping[str, Segment] = {}
-    if test_set is not None:
-        segments = segments_match(
-            test_set=test_set,
-            records=records,
-            sources=parsed.sources,
-            file_name=file_name or f"test set {test_set}",
-        )
-    judgment_set = JudgmentSet(
-        name=name,
-        source_format=import_format,
-        file_name=file_name[:255],
+    attached_to, segments, note = _attachment(
         test_set=test_set,
-        attachment_note=note if test_set is not None else "",
-        metadata=_metadata(records, parsed),
-        created_by=user if user is not None and user.is_authenticated else None,
+        records=records,
+        sources=parsed.sources,
+        file_name=file_name or f"test set {test_set}",
+        note=note,
+        unattachable=unattachable,
     )
-    judgment_set.full_clean()
-    judgment_set.save()
-    ExternalJudgment.objects.bulk_create(
-        (
-            ExternalJudgment(
-                judgment_set=judgment_set,
-                system=record.system,
-                segment_key=record.segment_id,
-                segment=segments.get(record.segment_id),
-                judge=record.judge,
-                aspect=record.aspect,
-                raw=record.raw,
-                z_given=record.z_given,
-                kind=record.kind,
-                extra=record.extra,
-            )
-            for record in records
-        ),
-        batch_size=BULK_BATCH,
-    )
-    return JudgmentImportResult(judgment_set, len(records))
+    with transaction.atomic():
+        judgment_set = JudgmentSet(
+            name=name,
+            source_format=import_format,
+            file_name=file_name[:255],
+            test_set=attached_to,
+            attachment_note=note,
+            metadata=_metadata(records, parsed),
+            created_by=user if user is not None and user.is_authenticated else None,
+        )
+        judgment_set.full_clean()
+        judgment_set.save()
+        ExternalJudgment.objects.bulk_create(
+            (
+                ExternalJudgment(
+                    judgment_set=judgment_set,
+                    system=record.system,
+                    segment_key=record.segment_id,
+                    segment=segments.get(record.segment_id),
+                    judge=record.judge,
+                    aspect=record.aspect,
+                    raw=record.raw,
+                    z_given=record.z_given,
+                    kind=record.kind,
+                    extra=record.extra,
+                )
+                for record in records
+            ),
+            batch_size=BULK_BATCH,
+        )
+    return JudgmentImportResult(judgment_set, len(records), requested_test_set=test_set)
+
+
+def _attachment(
+    *,
+    test_set: TestSet | None,
+    records: list[JudgmentRecord],
+    sources: Mapping[str, str],
+    file_name: str,
+    note: str,
+    unattachable: str | None,
+) -> tuple[TestSet | None, Mapping[str, Segment], str]:
+    """The test set to attach to (None where the ids are not known to match), the segment of
+    each segment id, and the set's attachment note."""
+    if test_set is None:
+        return None, {}, ""
+    try:
+        if unattachable is not None:
+            raise AttachmentError(unattachable)
+        segments = segments_match(
+            test_set=test_set, records=records, sources=sources, file_name=file_name
+        )
+    except AttachmentError as error:
+        reason = NOT_ATTACHED.format(test_set=test_set, reason=error)
+        if len(reason) > NOTE_LENGTH:
+            reason = reason[: NOTE_LENGTH - 1] + "…"
+        return None, {}, reason
+    return test_set, segments, note
 
 
 def _metadata(records: list[JudgmentRecord], parsed: _Parsed) -> dict[str, Any]:
@@ -333,7 +382,7 @@ def segments_match(
     EvalTrans reader numbers segments).
 
     Raises:
-        JudgmentImportError: ambiguous ids in the test set, or a record that does not match.
+        AttachmentError: ambiguous ids in the test set, or a record that does not match.
     """
     by_key: dict[str, Segment] = {}
     counts: dict[str, int] = defaultdict(int)
@@ -345,9 +394,7 @@ def segments_match(
         by_key[key] = segment
     for key, count in counts.items():
         if count > 1:
-            raise JudgmentImportError(
-                AMBIGUOUS_IDS.format(test_set=test_set, seg_id=key, count=count)
-            )
+            raise AttachmentError(AMBIGUOUS_IDS.format(test_set=test_set, seg_id=key, count=count))
     targets = set(test_set.systems.values_list("name", flat=True))
     targets |= set(
         Reference.objects.filter(segment__test_set=test_set).values_list("label", flat=True)
@@ -369,14 +416,14 @@ def segments_match(
             message = SOURCE_DIFFERS.format(
                 seg_id=key, test_set=test_set, ours=source[:60], theirs=theirs[:60]
             )
-            raise JudgmentImportError(f"{file_name}: {message}")
+            raise AttachmentError(f"{file_name}: {message}")
     return by_key
 
 
 def _refuse(file_name: str, record: JudgmentRecord, message: str) -> None:
     line = record.extra.get("line")
     where = f"{file_name}, line {line}" if isinstance(line, int) else file_name
-    raise JudgmentImportError(f"{where}: {message}")
+    raise AttachmentError(f"{where}: {message}")
 
 
 DEMO_RATINGS_NAME = "WMT21 TED MQM en-de ratings"

@@ -16,8 +16,10 @@ confidence intervals §2.9) as pure functions over plain judgments:
   the reference length (default), the candidate length, or 1 (``weighting="none"``), and a
   percentile bootstrap confidence interval over segments (seeded; the seed is in the signature).
 
-Means are taken with :func:`math.fsum` so that results do not depend on summation order; this is
-what makes WMT's published aggregates (computed in R) come out digit for digit.
+Means are taken with :func:`math.fsum` so that results do not depend on summation order. WMT's
+published files were made by R scripts that wrote their intermediate results as text; a
+:class:`Rounding` (``rounding=WMT_R_ROUNDING``) repeats those roundings, so that z-scores
+recomputed from the raw scores reproduce WMT's segment and system scores digit for digit.
 
 No Django here: the judging app's selectors feed these functions plain records.
 """
@@ -29,7 +31,7 @@ import statistics
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -45,6 +47,7 @@ SD_CHOICES = ("sample", "population")
 STATISTIC_CHOICES = ("mean", "median")
 WEIGHTING_CHOICES = ("reference", "candidate", "none")
 Z_SOURCE_CHOICES = ("auto", "computed", "given")
+ROUNDING_NONE = "none"
 SCORED_KINDS = ("SYSTEM", "REPEAT")
 """Kinds aggregated by default. WMT counts a REPEAT like any other judgment of the candidate;
 BAD_REF and REF are quality-control items and only enter the normalization statistics."""
@@ -54,6 +57,50 @@ FloatArray = npt.NDArray[np.float64]
 
 class HumanScoresError(ValueError):
     """Bad options or input for the human-score statistics; the message is shown as is."""
+
+
+@dataclass(frozen=True)
+class Rounding:
+    """Significant digits kept at each step, as a pipeline that writes its steps as text does.
+
+    ``None`` at a step keeps full precision. WMT's DA scripts (R) printed each judge's mean and
+    sd with R's default 7 significant digits and normalized with those printed values, wrote
+    every z with 15 digits (``write.table``), and averaged the z as written into segment scores,
+    which they wrote with 15 digits again before averaging them into system scores
+    (:data:`WMT_R_ROUNDING`; docs/human-scores.md shows the evidence).
+
+    Attributes:
+        stats: digits of each judge's mean and sd before dividing.
+        z: digits of each normalized judgment before aggregating.
+        segments: digits of each segment score (raw and normalized) before the system score.
+    """
+
+    stats: int | None = None
+    z: int | None = None
+    segments: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("stats", "z", "segments"):
+            digits = getattr(self, name)
+            if digits is not None and not 1 <= digits <= 17:
+                raise HumanScoresError(f"rounding {name}: {digits} digits is not in 1..17")
+
+    def __str__(self) -> str:
+        return "/".join(
+            "full" if d is None else str(d) for d in (self.stats, self.z, self.segments)
+        )
+
+
+WMT_R_ROUNDING = Rounding(stats=7, z=15, segments=15)
+"""The roundings of WMT's R scripts: stats printed with 7 digits, z and segments with 15."""
+
+
+def significant(value: float, digits: int | None) -> float:
+    """``value`` rounded to ``digits`` significant digits (``None``: unchanged), as ``%.{digits}g``
+    prints it (R's ``print`` and ``write.table`` round the same way)."""
+    if digits is None or not math.isfinite(value):
+        return value
+    return float(f"{value:.{digits}g}")
 
 
 class JudgmentLike(Protocol):
@@ -148,7 +195,11 @@ def judge_stats(judge: str, scores: Sequence[float], *, sd: str = "sample") -> J
 
 
 def normalize_by_judge(
-    judges: Sequence[str], scores: Sequence[float], *, sd: str = "sample"
+    judges: Sequence[str],
+    scores: Sequence[float],
+    *,
+    sd: str = "sample",
+    stats_digits: int | None = None,
 ) -> Normalization:
     """(0,1) evaluator normalization of one aspect's scores (thesis §5.5).
 
@@ -156,6 +207,9 @@ def normalize_by_judge(
         judges: the judge of each score.
         scores: the raw scores, same length as ``judges``.
         sd: ``"sample"`` (default; n-1, as WMT DA) or ``"population"`` (1/N, thesis Eq. C.7).
+        stats_digits: round each judge's mean and sd to this many significant digits before
+            dividing (WMT: 7, see :class:`Rounding`); None (default) keeps full precision. The
+            returned statistics are the rounded ones, the values actually used.
 
     Returns:
         z-scores in input order: mean 0 and sd 1 per normalizable judge; 0 for every score of a
@@ -174,6 +228,13 @@ def normalize_by_judge(
     for judge, score in zip(judges, scores, strict=True):
         by_judge[judge].append(float(score))
     stats = {judge: judge_stats(judge, values, sd=sd) for judge, values in by_judge.items()}
+    if stats_digits is not None:
+        stats = {
+            judge: replace(
+                own, mean=significant(own.mean, stats_digits), sd=significant(own.sd, stats_digits)
+            )
+            for judge, own in stats.items()
+        }
     z = np.zeros(len(scores), dtype=np.float64)
     for index, (judge, score) in enumerate(zip(judges, scores, strict=True)):
         own = stats[judge]
@@ -358,6 +419,7 @@ def human_scores(
     bootstrap_samples: int = 1000,
     confidence: float = 0.95,
     seed: int = DEFAULT_SEED,
+    rounding: Rounding | None = None,
 ) -> HumanScores:
     """Per-segment and per-system human scores of one aspect, raw and normalized.
 
@@ -382,6 +444,9 @@ def human_scores(
         bootstrap_samples: resamples per system for the CIs (0: none).
         confidence: CI coverage.
         seed: bootstrap seed, recorded in the signature.
+        rounding: the roundings of a text-writing pipeline to repeat (:class:`Rounding`;
+            ``WMT_R_ROUNDING`` reproduces WMT's DA files from the raw scores); None (default)
+            keeps full precision. Recorded in the signature.
 
     Returns:
         :class:`HumanScores`; systems and segments sorted by name and segment id.
@@ -399,11 +464,11 @@ def human_scores(
         part_records = [record for record in all_records if record.aspect == part]
         part_source = _resolve_z_source(part, part_records, z_source)
         resolved.append(part_source)
-        normalized, stats = _normalized_values(part_records, part_source, sd)
+        normalized, stats = _normalized_values(part_records, part_source, sd, rounding)
         if stats is not None:
             judges[part] = sorted(stats.values(), key=lambda item: item.judge)
         cells[part] = _sentence_cells(part_records, normalized, kinds, sentence_statistic)
-    segments = _combine_parts(parts, cells)
+    segments = _combine_parts(parts, cells, rounding.segments if rounding else None)
     weights = _segment_weights(segments, weighting, reference_lengths, candidate_lengths)
     systems = _system_scores(segments, weights, bootstrap_samples, confidence, seed)
     signature = _signature(
@@ -416,6 +481,7 @@ def human_scores(
         bootstrap_samples,
         confidence,
         seed,
+        rounding,
     )
     return HumanScores(aspect, systems, segments, judges, signature)
 
@@ -447,13 +513,20 @@ def _resolve_z_source(aspect: str, records: list[JudgmentLike], z_source: str) -
 
 
 def _normalized_values(
-    records: list[JudgmentLike], z_source: str, sd: str
+    records: list[JudgmentLike], z_source: str, sd: str, rounding: Rounding | None
 ) -> tuple[list[float], dict[str, JudgeStats] | None]:
+    z_digits = rounding.z if rounding else None
     if z_source == "given":
-        return _all_present([record.z_given for record in records]), None
+        given = _all_present([record.z_given for record in records])
+        return [significant(z, z_digits) for z in given], None
     raw = _all_present([record.raw for record in records])
-    result = normalize_by_judge([record.judge for record in records], raw, sd=sd)
-    return result.z.tolist(), result.judges
+    result = normalize_by_judge(
+        [record.judge for record in records],
+        raw,
+        sd=sd,
+        stats_digits=rounding.stats if rounding else None,
+    )
+    return [significant(z, z_digits) for z in result.z.tolist()], result.judges
 
 
 def _sentence_cells(
@@ -475,16 +548,17 @@ def _sentence_cells(
 
 
 def _combine_parts(
-    parts: list[str], cells: dict[str, dict[tuple[str, str], _Cell]]
+    parts: list[str], cells: dict[str, dict[tuple[str, str], _Cell]], digits: int | None
 ) -> list[SegmentScore]:
-    """Sentence scores of the aspect; for A+F the sum over parts, on candidates judged in all."""
+    """Sentence scores of the aspect; for A+F the sum over parts, on candidates judged in all;
+    rounded to ``digits`` significant digits when given."""
     keys = set.intersection(*(set(cells[part]) for part in parts))
     segments = []
     for system, segment_id in sorted(keys, key=lambda key: (key[0], _natural(key[1]))):
         row = [cells[part][(system, segment_id)] for part in parts]
         raws = _present_or_none([cell.raw for cell in row])
-        raw = math.fsum(raws) if raws is not None else None
-        normalized = math.fsum(cell.normalized for cell in row)
+        raw = significant(math.fsum(raws), digits) if raws is not None else None
+        normalized = significant(math.fsum(cell.normalized for cell in row), digits)
         segments.append(SegmentScore(system, segment_id, raw, normalized, sum(c.n for c in row)))
     return segments
 
@@ -575,6 +649,7 @@ def _signature(
     samples: int,
     confidence: float,
     seed: int,
+    rounding: Rounding | None,
 ) -> Signature:
     params = [
         ("aspect", aspect),
@@ -582,6 +657,7 @@ def _signature(
         ("weight", weighting),
         ("sd", sd),
         ("z", z_source),
+        ("round", str(rounding) if rounding else ROUNDING_NONE),
         ("kinds", ",".join(kinds)),
         ("boot", samples),
         ("conf", confidence),

@@ -26,7 +26,7 @@ def _drawn(page, pane: str) -> int:
 
 
 def test_admin_toggles_raw_and_normalized_on_each_panel(live_server, page):
-    call_command("load_demo", stdout=StringIO())
+    call_command("load_demo", "--force", stdout=StringIO())
     make_user("boss", staff=True)
     pk = JudgmentSet.objects.get(name=DEMO_RATINGS_NAME).pk
     page.goto(f"{live_server.url}/login/")

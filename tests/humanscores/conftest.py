@@ -106,9 +106,6 @@ def toy_test_set(db):
     return testset_import(corpus=corpus, name="toy", import_format="mqm-tsv").test_set
 
 
-
-
-
 @pytest.fixture
 def campaign(db):
     """A finished campaign on the judging app's toy test set: 3 judges, 2 per item, levels

@@ -112,7 +112,7 @@ def test_an_outlier_judge_is_marked_and_a_constant_judge_flagged():
 def test_normalization_raises_agreement_of_biased_judges():
     records = _records({"a": -1.0, "b": 1.0})
     data = analysis.aspect_data(records, "adequacy")
-    result = analysis.agreement(data)
+    result = analysis.agreement(data, scale={"kind": "levels", "values": [1, 2, 3, 4, 5]})
     assert result.shared_items == 20
     assert result.r_raw[0][1] == pytest.approx(result.r_normalized[0][1])
     assert (

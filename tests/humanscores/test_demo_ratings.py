@@ -23,7 +23,7 @@ README = {"ref": 0.91, "Facebook-AI": 1.06, "Online-W": 1.12, "UEdin": 1.77, "Ne
 
 @pytest.fixture
 def demo(db) -> JudgmentSet:
-    call_command("load_demo", stdout=StringIO())
+    call_command("load_demo", "--force", stdout=StringIO())
     return JudgmentSet.objects.get(name=DEMO_RATINGS_NAME)
 
 
@@ -34,7 +34,7 @@ def test_demo_ratings_are_attached_and_loaded_once(demo):
     assert demo.judgments.count() == 3 * 7406
     assert not demo.judgments.filter(segment__isnull=True).exists()
     out = StringIO()
-    call_command("load_demo", stdout=out)
+    call_command("load_demo", "--force", stdout=out)
     assert JudgmentSet.objects.count() == 1
     assert "Imported judgment set" not in out.getvalue()
 

@@ -4,14 +4,27 @@ counts and CIs, for imported sets and for campaigns."""
 from __future__ import annotations
 
 import json
+import math
+from collections import defaultdict
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from judging.humanscores.selectors import UNKNOWN_SOURCE, campaign_records, human_source_by_name
+from evaltrans.corpora.formats.base import CorpusData, SegmentData
+from evaltrans.corpora.services import testset_import
+from judging.formats.wmt_da import system_name
+from judging.humanscores.selectors import (
+    NO_TEXTS_FOR_WEIGHTING,
+    UNKNOWN_SOURCE,
+    campaign_records,
+    human_source_by_name,
+)
 from judging.selectors import campaign_judgment_rows
+from tests.conftest import shared_path
+
+from .conftest import SOURCES
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +118,124 @@ def test_plain_table_without_json(files):
     text = out.getvalue()
     assert text.startswith("toy mqm · mqm · human|")
     assert "sysA" in text and "95% CI" in text
+
+
+# ---------------------------------------------------------------- candidate-length weighting
+
+
+@pytest.fixture
+def lengths_test_set(db):
+    """The toy sources with candidates of 1-4 words, so that weighting by them matters."""
+    words = {"sysA": (1, 2, 3), "sysB": (4, 1, 1)}
+    segments = [
+        SegmentData(
+            source=source,
+            seg_id=str(number),
+            references={"ref": "the reference"},
+            candidates={
+                name: " ".join(["w"] * counts[number - 1]) for name, counts in words.items()
+            },
+        )
+        for number, source in enumerate(SOURCES, 1)
+    ]
+    corpus = CorpusData("de", "en", segments)
+    return testset_import(corpus=corpus, name="lengths", import_format="mqm-tsv").test_set
+
+
+def test_candidate_weighting_uses_the_candidates_lengths(files, lengths_test_set):
+    imported(files, "--test-set", "lengths")
+    result = scores("--name", "toy mqm", "--aspect", "mqm", "--weighting", "candidate")
+    assert "weight:candidate" in result["signature"]
+    by_system = {row["system"]: row["raw"] for row in result["systems"]}
+    # Segment means (conftest's errors, rater2 sees Major as Minor): sysA -3, -1, 0 on 1, 2, 3
+    # words; sysB -0.1, 0, -3 on 4, 1, 1 words; the reference (2 words each) has no errors.
+    assert by_system["sysA"] == pytest.approx((-3 * 1 - 1 * 2 + 0 * 3) / 6)
+    assert by_system["sysB"] == pytest.approx((-0.1 * 4 + 0 * 1 - 3 * 1) / 6)
+    assert by_system["ref"] == 0.0
+    plain = scores("--name", "toy mqm", "--aspect", "mqm", "--weighting", "none")
+    assert {row["system"]: row["raw"] for row in plain["systems"]}["sysA"] == pytest.approx(-4 / 3)
+
+
+def test_candidate_weighting_of_a_campaign(campaign):
+    """Weights from the campaign's item texts (what the judges saw), an independent path."""
+    result = scores("--name", "Spring", "--aspect", "adequacy", "--weighting", "candidate")
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    words: dict[tuple[str, str], int] = {}
+    for row in campaign_judgment_rows(campaign=campaign):
+        if row["aspect"] == "adequacy" and not row["is_repeat"] and row["kind"] != "reference":
+            key = (row["system"], row["seg_id"] or str(row["segment_index"] + 1))
+            cells[key].append(float(row["score"]))
+            words[key] = len(row["text"].split())
+    unweighted_differs = False
+    for system in {key[0] for key in cells}:
+        keys = [key for key in cells if key[0] == system]
+        means = {key: sum(cells[key]) / len(cells[key]) for key in keys}
+        expected = sum(words[key] * means[key] for key in keys) / sum(words[key] for key in keys)
+        ours = next(row for row in result["systems"] if row["system"] == system)
+        assert ours["raw"] == pytest.approx(expected, rel=1e-12)
+        unweighted_differs |= not math.isclose(expected, sum(means.values()) / len(keys))
+    assert unweighted_differs  # the lengths matter in this campaign
+
+
+@pytest.mark.parametrize("weighting", ["candidate", "reference"])
+def test_length_weighting_without_a_test_set_is_refused_clearly(files, weighting):
+    imported(files)
+    with pytest.raises(CommandError) as caught:
+        scores("--name", "toy mqm", "--weighting", weighting)
+    assert str(caught.value) == NO_TEXTS_FOR_WEIGHTING.format(weighting=weighting, name="toy mqm")
+
+
+# ---------------------------------------------------------------- WMT21 DA end to end
+
+WMT21_DA = ("wmt21-news-cs-en", "humaneval", "newstest2021-toen")
+
+
+def _official(name: str) -> list[list[str]]:
+    lines = shared_path(*WMT21_DA, name).read_text().splitlines()
+    return [line.split() for line in lines[1:] if line.strip()]
+
+
+def _printed(value: float) -> str:
+    """As R's write.table prints a number: 15 significant digits."""
+    return f"{value:.15g}"
+
+
+@pytest.mark.shared_data
+def test_wmt21_da_import_and_scores_reproduce_the_official_files(tmp_path):
+    """import_judgments wmt-da-csv ... --judge-stats ... then human_scores --json: every segment
+    and system score of ad-seg-scores-cs-en.csv and ad-sys-scores-cs-en.csv, raw and z, to the
+    printed digits, with the z recomputed from the raw scores and with WMT's z as given."""
+    folder = shared_path(*WMT21_DA)
+    call_command("import_judgments", "wmt-da-csv", str(folder / "ad-csen-good-stnd.csv"),
+                 "--judge-stats", str(folder / "ad-csen-trk-mean-sd.txt"), "--name", "wmt21",
+                 stdout=StringIO())  # fmt: skip
+    segments = _official("ad-seg-scores-cs-en.csv")
+    systems = _official("ad-sys-scores-cs-en.csv")
+    for z_source in ("computed", "given"):
+        result = scores("--name", "wmt21", "--segments", "--z-source", z_source,
+                        "--wmt-rounding", "--bootstrap", "0")  # fmt: skip
+        assert f"z:{z_source}|round:7/15/15" in result["signature"]
+        assert "weight:none" in result["signature"]
+        ours = {(row["system"], row["segment_id"]): row for row in result["segments"]}
+        assert len(ours) == len(segments) == 8155
+        for sys_id, sid, raw, z, n in segments:
+            row = ours[(system_name(sys_id), sid)]
+            assert (_printed(row["raw"]), _printed(row["normalized"])) == (
+                _printed(float(raw)),
+                _printed(float(z)),
+            ), (z_source, sys_id, sid)
+            assert row["n"] == int(n)
+        by_system = {row["system"]: row for row in result["systems"]}
+        assert len(by_system) == len(systems) == 9
+        for raw, z, n, sys_id, n_all in systems:
+            row = by_system[system_name(sys_id)]
+            assert _printed(row["raw"]) == _printed(float(raw)), (z_source, sys_id)
+            assert _printed(row["normalized"]) == _printed(float(z)), (z_source, sys_id)
+            assert (row["n_segments"], row["n_judgments"]) == (int(n), int(n_all))
+    # The default (auto: computed from the raw scores, full precision) is off by WMT's rounding
+    # of the judges' statistics only.
+    default = scores("--name", "wmt21", "--bootstrap", "0")
+    assert "z:computed|round:none" in default["signature"]
+    official = {system_name(row[3]): float(row[1]) for row in systems}
+    for row in default["systems"]:
+        assert math.isclose(row["normalized"], official[row["system"]], abs_tol=1e-5)

@@ -84,7 +84,9 @@ def test_wmt_da_without_judge_stats_keeps_only_the_given_z(files):
 def test_evaltrans_xml_file(files):
     run("evaltrans-xml", str(files["xml"]), "--name", "xml")
     judgment_set = JudgmentSet.objects.get(name="xml")
-    assert set(judgment_set.metadata["aspects"]) == {"adequacy", "fluency", "isPerfect"}
+    # isPerfect only marks the references: it is no aspect and has no scale.
+    assert set(judgment_set.metadata["aspects"]) == {"adequacy", "fluency"}
+    assert set(judgment_set.metadata["scales"]) == {"adequacy", "fluency"}
     assert judgment_set.judgments.filter(judge="bob", aspect="adequacy").count() == 2
     assert judgment_set.metadata["scales"]["fluency"] == {
         "kind": "levels",
@@ -104,7 +106,9 @@ def test_evaltrans_xml_from_a_test_set_without_file():
     output = run("evaltrans-xml", "--name", "from db", "--test-set", "et")
     judgment_set = JudgmentSet.objects.get(name="from db")
     assert judgment_set.test_set == test_set and "attached" in output
-    assert judgment_set.judgments.count() == 12
+    # ann and bob: fluency and adequacy of sysA on two segments (the isPerfect flags are no
+    # judgments).
+    assert judgment_set.judgments.count() == 8
     assert not judgment_set.judgments.filter(segment__isnull=True).exists()
 
 
@@ -167,9 +171,23 @@ def test_malformed_judge_stats(files, tmp_path):
     assert "stats.txt, line 2: mean is not a number" in message
 
 
-def test_wmt_da_cannot_be_attached(files, toy_test_set):
-    message = refused("wmt-da-csv", str(files["da"]), "--name", "x", "--test-set", "toy")
-    assert message == services.DA_NOT_ATTACHABLE.format(file="ad-good-stnd.csv", test_set="toy v1")
+def not_attached(output: str, name: str = "x") -> str:
+    """The note of a set imported stand-alone although a test set was asked for; checks that
+    it was stored unattached and that the command printed the note."""
+    judgment_set = JudgmentSet.objects.get(name=name)
+    assert judgment_set.test_set is None
+    assert not judgment_set.judgments.filter(segment__isnull=False).exists()
+    note = judgment_set.attachment_note
+    assert note.startswith("not attached to test set toy v1: ")
+    assert note in output
+    return note.removeprefix("not attached to test set toy v1: ")
+
+
+def test_wmt_da_is_kept_unattached_with_a_note(files, toy_test_set):
+    output = run("wmt-da-csv", str(files["da"]), "--name", "x", "--test-set", "toy")
+    reason = not_attached(output)
+    assert reason == services.DA_NOT_ATTACHABLE.format(file="ad-good-stnd.csv")
+    assert JudgmentSet.objects.get(name="x").judgments.count() == len(DA_ROWS)
 
 
 def test_judge_stats_only_with_wmt_da(files):
@@ -179,28 +197,35 @@ def test_judge_stats_only_with_wmt_da(files):
     assert message == services.JUDGE_STATS_ONLY_DA
 
 
-def test_unknown_system_of_the_test_set(files, toy_test_set, tmp_path):
+def test_unknown_system_of_the_test_set_keeps_the_set_unattached(files, toy_test_set, tmp_path):
     rows = mqm_rows()
     rows.append("sysC\tdoc1\t1\t2\trater1\tWie geht es dir?\tt\tNo-error\tNo-error\t")
     path = write(tmp_path / "more.tsv", rows)
-    message = refused("mqm-tsv", str(path), "--name", "x", "--test-set", "toy")
-    assert message == f"more.tsv, line {len(rows)}: " + services.UNKNOWN_SYSTEM.format(
+    reason = not_attached(run("mqm-tsv", str(path), "--name", "x", "--test-set", "toy"))
+    assert reason == f"more.tsv, line {len(rows)}: " + services.UNKNOWN_SYSTEM.format(
         system="sysC", test_set="toy v1"
     )
+    assert JudgmentSet.objects.get(name="x").judgments.filter(system="sysC").exists()
 
 
-def test_unknown_segment_of_the_test_set(files, toy_test_set, tmp_path):
+def test_unknown_segment_of_the_test_set_keeps_the_set_unattached(files, toy_test_set, tmp_path):
     rows = [*mqm_rows(), "sysA\tdoc1\t1\t9\trater1\tNeu.\tt\tNo-error\tNo-error\t"]
     path = write(tmp_path / "more.tsv", rows)
-    message = refused("mqm-tsv", str(path), "--name", "x", "--test-set", "toy")
-    assert message.startswith(f"more.tsv, line {len(rows)}: segment id '9' is not a segment")
+    reason = not_attached(run("mqm-tsv", str(path), "--name", "x", "--test-set", "toy"))
+    assert reason.startswith(f"more.tsv, line {len(rows)}: segment id '9' is not a segment")
 
 
-def test_source_sentences_must_be_the_test_sets(files, toy_test_set, tmp_path):
+def test_other_source_sentences_keep_the_set_unattached(files, toy_test_set, tmp_path):
     rows = [row.replace("Guten Morgen.", "Guten Abend.") for row in mqm_rows()]
     path = write(tmp_path / "other.tsv", rows)
-    message = refused("mqm-tsv", str(path), "--name", "x", "--test-set", "toy")
-    assert message.startswith("other.tsv: segment 1: the source differs from test set toy v1")
+    reason = not_attached(run("mqm-tsv", str(path), "--name", "x", "--test-set", "toy"))
+    assert reason.startswith("other.tsv: segment 1: the source differs from test set toy v1")
+
+
+def test_a_test_set_with_repeated_segment_ids_is_not_attached_to(files, toy_test_set):
+    toy_test_set.segments.filter(seg_id="3").update(seg_id="2")
+    reason = not_attached(run("mqm-tsv", str(files["mqm"]), "--name", "x", "--test-set", "toy"))
+    assert reason == services.AMBIGUOUS_IDS.format(test_set="toy v1", seg_id="2", count=2)
 
 
 def test_name_taken_keeps_the_first_set(files):

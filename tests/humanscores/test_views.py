@@ -9,7 +9,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils.html import escape
 
+from judging.humanscores import analysis
 from judging.humanscores.models import JudgmentSet
 
 pytestmark = pytest.mark.django_db
@@ -184,3 +186,36 @@ def test_campaign_panels_render(client, campaign, admin_user):
     ]
     assert bias.context["panel"]["levels"] == ["1", "2", "3", "4", "5"]
     assert all(row["seconds"] for row in bias.context["panel"]["judges"])
+
+
+def test_a_set_kept_unattached_says_why_on_its_pages(client, files, toy_test_set, admin_user):
+    call_command("import_judgments", "wmt-da-csv", str(files["da"]), "--name", "da",
+                 "--test-set", "toy", stdout=StringIO())  # fmt: skip
+    judgment_set = JudgmentSet.objects.get(name="da")
+    client.force_login(admin_user)
+    for name in PANELS:
+        content = client.get(reverse(name, args=["set", judgment_set.pk])).content.decode()
+        assert 'id="attachment-note"' in content
+        assert "Not attached to test set toy v1: ad-good-stnd.csv: WMT DA rows carry" in content
+
+
+def test_agreement_without_raw_scores_shows_alpha_on_z(client, files, admin_user):
+    call_command("import_judgments", "wmt-da-csv", str(files["da"]), "--name", "da",
+                 stdout=StringIO())  # fmt: skip
+    client.force_login(admin_user)
+    response = client.get(
+        reverse("humanscores:agreement", args=["set", JudgmentSet.objects.get(name="da").pk])
+    )
+    result = response.context["result"]
+    assert result.alpha_scale == "z" and result.alpha_interval.value is not None
+    content = response.content.decode()
+    assert "interval (on z-scores)" in content
+    assert escape(analysis.ALPHA_ON_Z) in content
+
+
+def test_agreement_of_mqm_scores_says_why_there_is_no_kappa(client, toy_set, admin_user):
+    client.force_login(admin_user)
+    response = client.get(reverse("humanscores:agreement", args=["set", toy_set.pk]))
+    assert response.context["result"].kappa.value is None
+    note = analysis.KAPPA_CONTINUOUS.format(scale=analysis.SCALE_NAMES["mqm"])
+    assert escape(note) in response.content.decode()

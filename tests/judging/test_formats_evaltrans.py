@@ -12,6 +12,7 @@ from evaltrans.corpora.formats.base import (
 )
 from judging.formats.evaltrans import (
     ScoreLevels,
+    control_classes,
     levels_from_metadata,
     records_from_corpus,
     records_from_evaluations,
@@ -72,10 +73,50 @@ def test_values_below_firstvalid_are_not_assessed_and_skipped():
         ],
         levels,
     )
-    assert [(r.aspect, r.raw) for r in records] == [("fluency", 3.0), ("isPerfect", 0.0)]
+    assert [(r.aspect, r.raw) for r in records] == [("fluency", 3.0)]
     assert records[0].judge == "ann"
     assert records[0].segment_id == "7"
     assert records[0].kind == "SYSTEM"
+
+
+def test_the_reference_flag_is_not_an_aspect():
+    """isPerfect marks references (the deciding class, measures spec §16.1); its values are
+    no quality judgments, so they give no records, on references nor on candidates."""
+    segments = [
+        SegmentData(
+            "src 1",
+            evaluations=[
+                _eval("isPerfect", 1, "ref", kind="reference"),
+                _eval("fluency", 5, "ref", kind="reference", evaluator="ann"),
+                _eval("isPerfect", 0, "sysA"),
+                _eval("fluency", 3, "sysA", evaluator="ann"),
+            ],
+        )
+    ]
+    corpus = CorpusData("de", "en", segments, metadata={"levels": LEVELS_XML})
+    records = records_from_corpus(corpus)
+    assert [(r.system, r.aspect, r.kind) for r in records] == [
+        ("ref", "fluency", "REF"),
+        ("sysA", "fluency", "SYSTEM"),
+    ]
+    # Without <levels> the recommended name alone marks the flag.
+    assert records_from_evaluations("1", [_eval("isPerfect", 1)], {}) == []
+
+
+def test_a_deciding_class_is_a_flag_only_when_it_has_two_levels():
+    flag = [*LEVELS_XML[:2], {"class": "isRef", "count": "2", "perfect": "1"}]
+    assert control_classes(levels_from_metadata(flag)) == {"isPerfect", "isRef"}
+    records = records_from_evaluations(
+        "1", [_eval("isRef", 1), _eval("adequacy", 4)], levels_from_metadata(flag)
+    )
+    assert [r.aspect for r in records] == ["adequacy"]
+    # A real score class that comes last (fluency decides references) stays an aspect.
+    fluency_last = [LEVELS_XML[0], LEVELS_XML[1]]
+    assert control_classes(levels_from_metadata(fluency_last)) == {"isPerfect"}
+    records = records_from_evaluations(
+        "1", [_eval("fluency", 5, "r", kind="reference")], levels_from_metadata(fluency_last)
+    )
+    assert [(r.aspect, r.kind) for r in records] == [("fluency", "REF")]
 
 
 def test_without_evaluator_the_kth_assessment_is_judge_unknown_k():

@@ -10,16 +10,17 @@ import pytest
 from evaltrans.corpora.formats.base import CorpusFormatError, InputFile
 from judging.formats import parse_judgments
 from judging.formats.wmt_da import (
+    WMT_DA_RECOMPUTED,
     WMT_DA_SCORING,
     parse_judge_stats,
     parse_wmt_da_csv,
     system_name,
 )
 from metrics.core.human_scores import (
+    Rounding,
     human_scores,
     judge_stats,
     normalize_by_judge,
-    weighted_mean,
 )
 from tests.conftest import shared_path
 
@@ -66,9 +67,23 @@ def test_parser_reads_every_row_with_its_kind(records):
     assert first.extra["line"] == 2
 
 
-def test_segment_scores_reproduce_wmt_ad_seg_scores_exactly(records):
-    """SYS SID RAW.SCR Z.SCR N: every row, to the printed digits, from the per-judge rows."""
-    result = human_scores(records, aspect="adequacy", bootstrap_samples=0, **WMT_DA_SCORING)
+def _z_column() -> list[str]:
+    """The ``score`` column of the per-judge file as printed (R's write.table, 15 digits)."""
+    lines = shared_path(*FOLDER, "ad-csen-good-stnd.csv").read_text().splitlines()
+    column = lines[0].split().index("score")
+    return [line.split()[column] for line in lines[1:] if line.strip()]
+
+
+SCORINGS = pytest.mark.parametrize(
+    "scoring", [WMT_DA_SCORING, WMT_DA_RECOMPUTED], ids=["given-z", "recomputed-z"]
+)
+
+
+@SCORINGS
+def test_segment_scores_reproduce_wmt_ad_seg_scores_exactly(records, scoring):
+    """SYS SID RAW.SCR Z.SCR N: every row, to the printed digits, from the per-judge rows, with
+    WMT's z as given and with the z recomputed from the raw scores."""
+    result = human_scores(records, aspect="adequacy", bootstrap_samples=0, **scoring)
     ours = {(s.system, s.segment_id): s for s in result.segments}
     official = _table("ad-seg-scores-cs-en.csv")
     assert len(official) == len(ours) == 8155
@@ -79,24 +94,38 @@ def test_segment_scores_reproduce_wmt_ad_seg_scores_exactly(records):
         assert segment.n == int(n)
 
 
-def test_system_scores_reproduce_wmt_ad_sys_scores(records):
-    """RAW.SCR Z.SCR N SYS N.ALL: unweighted mean of segment scores; N segments, N.ALL
-    judgments; HUMAN is rated as a system. Equal to 1e-15; WMT averaged the segment scores as
-    written to ad-seg-scores (15 digits), and doing the same reproduces every printed digit."""
-    result = human_scores(records, aspect="adequacy", bootstrap_samples=0, **WMT_DA_SCORING)
+@SCORINGS
+def test_system_scores_reproduce_wmt_ad_sys_scores_exactly(records, scoring):
+    """RAW.SCR Z.SCR N SYS N.ALL: unweighted mean of segment scores, to the printed digits; N
+    segments, N.ALL judgments; HUMAN is rated as a system."""
+    result = human_scores(records, aspect="adequacy", bootstrap_samples=0, **scoring)
     official = _table("ad-sys-scores-cs-en.csv")
     assert len(official) == len(result.systems) == 9
     for raw, z, n, sys_id, n_all in official:
-        name = system_name(sys_id)
-        system = result.system(name)
-        assert system.raw == pytest.approx(float(raw), rel=0, abs=1e-13)
-        assert system.normalized == pytest.approx(float(z), rel=0, abs=1e-15)
+        system = result.system(system_name(sys_id))
+        assert _printed(system.raw) == float(raw), sys_id
+        assert _printed(system.normalized) == float(z), sys_id
         assert (system.n_segments, system.n_judgments) == (int(n), int(n_all))
-        segments = [s for s in result.segments if s.system == name]
-        ones = [1.0] * len(segments)
-        assert _printed(weighted_mean([_printed(s.raw) for s in segments], ones)) == float(raw)
-        z_mean = weighted_mean([_printed(s.normalized) for s in segments], ones)
-        assert _printed(z_mean) == float(z)
+
+
+def test_each_of_wmts_roundings_is_needed(records):
+    """Leaving out any one rounding step of WMT's R scripts breaks the reproduction: the
+    recomputed z must use the stats printed with 7 digits, and the z and the segment scores
+    must be averaged as written (15 digits)."""
+    official = {
+        (system_name(row[0]), row[1]): float(row[3]) for row in _table("ad-seg-scores-cs-en.csv")
+    }
+    systems = {system_name(row[3]): float(row[1]) for row in _table("ad-sys-scores-cs-en.csv")}
+    for rounding in (Rounding(None, 15, 15), Rounding(7, None, 15), Rounding(7, 15, None)):
+        result = human_scores(
+            records, aspect="adequacy", bootstrap_samples=0,
+            **{**WMT_DA_RECOMPUTED, "rounding": rounding},
+        )  # fmt: skip
+        segment_misses = sum(
+            _printed(s.normalized) != official[(s.system, s.segment_id)] for s in result.segments
+        )
+        system_misses = sum(_printed(s.normalized) != systems[s.system] for s in result.systems)
+        assert segment_misses + system_misses > 0, rounding
 
 
 def test_our_sample_statistics_are_wmts_judge_statistics(records):
@@ -117,15 +146,22 @@ def test_our_sample_statistics_are_wmts_judge_statistics(records):
     assert population_mismatch == 92
 
 
-def test_our_normalization_gives_wmts_z(records):
-    """Recomputed z equal WMT's to 1e-5: WMT divided by the stats rounded to 7 digits (with the
-    printed stats the z agree to 1e-12)."""
-    z = normalize_by_judge([r.judge for r in records], [r.raw for r in records]).z
-    printed = parse_judge_stats(_shared("ad-csen-trk-mean-sd.txt"))
-    for record, ours in zip(records, z, strict=True):
-        assert ours == pytest.approx(record.z_given, abs=1e-5)
-        own = printed[record.judge]
-        assert (record.raw - own.mean) / own.sd == pytest.approx(record.z_given, abs=1e-12)
+def test_wmts_z_column_was_computed_from_the_stats_rounded_to_7_digits(records):
+    """Why full-precision z differ from WMT's at 1e-5: WMT divided by its judge statistics as R
+    printed them (7 significant digits). Our normalization with the mean and sd rounded to 7
+    digits gives every printed z of the file, all 15 digits; at full precision nearly none."""
+    judges = [record.judge for record in records]
+    raw = [record.raw for record in records]
+    rounded = normalize_by_judge(judges, raw, stats_digits=7).z
+    full = normalize_by_judge(judges, raw).z
+    printed = _z_column()
+    assert len(printed) == len(records)
+    full_misses = 0
+    for text, ours, exact in zip(printed, rounded, full, strict=True):
+        assert f"{ours:.15g}" == f"{float(text):.15g}"
+        assert exact == pytest.approx(float(text), abs=1e-5)
+        full_misses += f"{exact:.15g}" != f"{float(text):.15g}"
+    assert full_misses > 0.99 * len(records)
 
 
 def test_without_stats_only_the_given_z_is_known():

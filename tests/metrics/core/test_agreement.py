@@ -186,6 +186,28 @@ def test_kappa_equals_scikit_learn(weights):
         )
 
 
+@pytest.mark.parametrize("weights", ["none", "linear", "quadratic"])
+def test_kappa_over_the_scales_levels_equals_scikit_learn_with_labels(weights):
+    """With categories = the scale's levels, an unused level keeps its place in the weights,
+    as in scikit-learn's cohen_kappa_score(labels=...)."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(16)
+    levels = [1, 2, 3, 4, 5, 6, 7]
+    differs = 0
+    for _ in range(50):
+        used = rng.choice(levels, size=4, replace=False)
+        a = rng.choice(used, size=30)
+        b = np.where(rng.random(30) < 0.5, a, rng.choice(used, size=30))
+        sk_weights = None if weights == "none" else weights
+        oracle = metrics.cohen_kappa_score(a, b, labels=levels, weights=sk_weights)
+        ours = cohen_kappa(a.tolist(), b.tolist(), weights=weights, categories=levels)
+        assert ours.kappa == pytest.approx(oracle, rel=1e-12, abs=1e-12)
+        observed = metrics.cohen_kappa_score(a, b, weights=sk_weights)
+        differs += not math.isclose(observed, oracle, rel_tol=1e-9, abs_tol=1e-12)
+    if weights != "none":
+        assert differs > 0  # the unused levels change weighted kappa
+
+
 def test_kappa_rejects_a_value_outside_the_categories_and_unequal_lengths():
     with pytest.raises(AgreementError, match="not one of the categories"):
         cohen_kappa([1, 6], [1, 2], categories=range(1, 6))

@@ -17,11 +17,14 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from metrics.core.human_scores import (
+    WMT_R_ROUNDING,
     HumanScoresError,
+    Rounding,
     human_scores,
     judge_stats,
     normalize_by_judge,
     sentence_statistic,
+    significant,
 )
 
 
@@ -252,3 +255,38 @@ def test_result_is_json_serializable_with_segments():
 def test_bad_options_are_reported(options, message):
     with pytest.raises(HumanScoresError, match=message):
         human_scores(TINY, **options)
+
+
+def test_stats_digits_divide_by_the_rounded_mean_and_sd():
+    """As a pipeline that prints each judge's statistics (R: 7 digits) and normalizes with the
+    printed values; the statistics returned are the ones used."""
+    scores = [10.0, 20.0, 40.0, 77.0]
+    exact = judge_stats("a", scores)
+    result = normalize_by_judge(["a"] * 4, scores, stats_digits=3)
+    mean, sd = float(f"{exact.mean:.3g}"), float(f"{exact.sd:.3g}")
+    assert (result.judges["a"].mean, result.judges["a"].sd) == (mean, sd)
+    assert result.z.tolist() == [(x - mean) / sd for x in scores]
+    assert result.z.tolist() != normalize_by_judge(["a"] * 4, scores).z.tolist()
+
+
+def test_rounding_of_z_and_segments_and_its_signature():
+    records = [J("s", "1", "a", "x", 1.0), J("s", "2", "a", "x", 2.0), J("s", "3", "a", "x", 4.0)]
+    rounding = Rounding(stats=None, z=2, segments=1)
+    result = human_scores(
+        records, aspect="x", weighting="none", bootstrap_samples=0, rounding=rounding
+    )
+    z = stats.zscore([1.0, 2.0, 4.0], ddof=1)
+    expected = [float(f"{float(f'{v:.2g}'):.1g}") for v in z]
+    assert [s.normalized for s in result.segments] == expected
+    assert "|round:full/2/1|" in str(result.signature)
+    plain = human_scores(records, aspect="x", weighting="none", bootstrap_samples=0)
+    assert "|round:none|" in str(plain.signature)
+    assert str(WMT_R_ROUNDING) == "7/15/15"
+
+
+def test_significant_digits_and_bad_rounding():
+    assert significant(65.559139784946, 7) == 65.55914
+    assert significant(0.123456789, None) == 0.123456789
+    assert math.isnan(significant(math.nan, 3))
+    with pytest.raises(HumanScoresError, match="rounding z: 0 digits"):
+        Rounding(z=0)

@@ -1,5 +1,5 @@
 """python manage.py human_scores --name NAME [--aspect ASPECT] [--segments] [--json]
-(see docs/human-scores.md)."""
+[--z-source auto|computed|given] [--wmt-rounding] (see docs/human-scores.md)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,11 @@ from judging.humanscores.selectors import (
 )
 from metrics.core.human_scores import (
     DEFAULT_SEED,
+    SD_CHOICES,
     STATISTIC_CHOICES,
     WEIGHTING_CHOICES,
+    WMT_R_ROUNDING,
+    Z_SOURCE_CHOICES,
     HumanScoresError,
 )
 
@@ -39,10 +42,23 @@ class Command(BaseCommand):
             "--weighting",
             choices=WEIGHTING_CHOICES,
             help="System score weights (default: reference length when attached to a test "
-            "set, else none).",
+            "set, else none; reference and candidate need a test set).",
         )
         parser.add_argument("--statistic", choices=STATISTIC_CHOICES, default="mean")
-        parser.add_argument("--sd", choices=("sample", "population"), default="sample")
+        parser.add_argument("--sd", choices=SD_CHOICES, default="sample")
+        parser.add_argument(
+            "--z-source",
+            choices=Z_SOURCE_CHOICES,
+            default="auto",
+            help="Where z comes from: computed (normalize the raw scores), given (the file's z, "
+            "e.g. WMT's), or auto (default: computed when every judgment has a raw score).",
+        )
+        parser.add_argument(
+            "--wmt-rounding",
+            action="store_true",
+            help="Round as WMT's R scripts did (judge mean and sd to 7 significant digits, each "
+            "z and segment score to 15): reproduces WMT's DA files digit for digit.",
+        )
         parser.add_argument("--bootstrap", type=int, default=1000, help="Resamples for the CIs.")
         parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
 
@@ -58,6 +74,8 @@ class Command(BaseCommand):
                 weighting=options["weighting"],
                 statistic=options["statistic"],
                 sd=options["sd"],
+                z_source=options["z_source"],
+                rounding=WMT_R_ROUNDING if options["wmt_rounding"] else None,
                 bootstrap_samples=options["bootstrap"],
                 seed=options["seed"],
             )

@@ -42,7 +42,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--test-set",
             help="Attach to this test set (NAME for its latest version, or 'NAME vN'); the "
-            "file's systems, segment ids and sources are checked against it.",
+            "file's systems, segment ids and sources are checked against it, and where they "
+            "do not match the set is kept stand-alone with a note saying why.",
         )
         parser.add_argument("--judge-stats", help="wmt-da-csv: the judges' mean/sd file.")
 
@@ -64,7 +65,9 @@ class Command(BaseCommand):
                 )
         except (CorpusFormatError, JudgmentImportError) as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(self.style.SUCCESS(result.summary))
+        # A set kept stand-alone although a test set was asked for: the note says why.
+        style = self.style.WARNING if result.attachment_refused else self.style.SUCCESS
+        self.stdout.write(style(result.summary))
 
 
 def _test_set(name: str | None) -> TestSet | None:
