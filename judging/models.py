@@ -19,6 +19,8 @@ from django.utils import timezone
 
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
 
+from .scales import MAX_LABEL_LENGTH, MAX_NAME_LENGTH, MAX_QUESTION_LENGTH
+
 
 def text_key(source: str, text: str) -> str:
     """Key of a (source, candidate text) pair: EvalTrans keys its sentence database by text.
@@ -122,9 +124,9 @@ class Aspect(models.Model):
     ``[{"value": 5, "text": "Flawless"}, …]`` from best to worst."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="aspects")
-    name = models.SlugField(max_length=50)
-    label = models.CharField(max_length=100)
-    question = models.CharField(max_length=300, blank=True)
+    name = models.SlugField(max_length=MAX_NAME_LENGTH)
+    label = models.CharField(max_length=MAX_LABEL_LENGTH)
+    question = models.CharField(max_length=MAX_QUESTION_LENGTH, blank=True)
     position = models.PositiveSmallIntegerField(default=0)
     needs_reference = models.BooleanField(
         default=False, help_text="Judged with the reference revealed (adequacy)."

@@ -43,8 +43,15 @@ ADEQUACY = {
 
 # Digit keys pick a level, so a scale has at most ten levels, with values 0..9.
 MAX_LEVELS = 10
+# Lengths of the Aspect columns that store a scale (judging.models.Aspect).
+MAX_NAME_LENGTH = 50
+MAX_LABEL_LENGTH = 100
+MAX_QUESTION_LENGTH = 300
 ERROR_SCALE_SHAPE = "A scale needs a name, a label and 2 to 10 levels with distinct values 0-9."
 ERROR_SCALE_PERFECT = "The perfect level of a scale must be one of its values."
+ERROR_SCALE_TOO_LONG = (
+    "The {field} of scale {name!r} is {length} characters long; the limit is {limit}."
+)
 
 
 def default_scales() -> list[dict[str, Any]]:
@@ -80,4 +87,24 @@ def scale_validate(scale: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(ERROR_SCALE_SHAPE)
     if cleaned["perfect"] not in values:
         raise ValueError(ERROR_SCALE_PERFECT)
+    _check_lengths(cleaned)
     return cleaned
+
+
+def _check_lengths(scale: dict[str, Any]) -> None:
+    """Refuse texts longer than their database columns (PostgreSQL would fail on insert)."""
+    limits = {"name": MAX_NAME_LENGTH, "label": MAX_LABEL_LENGTH, "question": MAX_QUESTION_LENGTH}
+    for field, limit in limits.items():
+        if len(scale[field]) > limit:
+            raise ValueError(
+                ERROR_SCALE_TOO_LONG.format(
+                    field=field,
+                    name=_shortened(scale["name"]),
+                    length=len(scale[field]),
+                    limit=limit,
+                )
+            )
+
+
+def _shortened(text: str, keep: int = 30) -> str:
+    return text if len(text) <= keep else text[:keep] + "…"

@@ -182,7 +182,9 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
         entries.append(
             Entry(assigned=row, label=label, text=row.item.text, cells=cells, locked=locked)
         )
-    before, after = _context(campaign, segment) if campaign.show_context else ([], [])
+    before, after = (
+        _context(campaign, segment, show_reference) if campaign.show_context else ([], [])
+    )
     return Screen(
         campaign=campaign,
         assignment=assignment,
@@ -226,10 +228,13 @@ def _reference_text(campaign: Campaign, segment: Segment) -> str:
     return reference.text if reference else ""
 
 
-def _context(campaign: Campaign, segment: Segment) -> tuple[list[str], list[str]]:
+def _context(
+    campaign: Campaign, segment: Segment, show_reference: bool
+) -> tuple[list[str], list[str]]:
     """Neighbouring sentences of the same document: sources when the source is shown, else
-    the shown reference's sentences (they say nothing about the judged sentence's reference)."""
-    if not segment.doc_id:
+    the shown reference's sentences, and those only once the reference itself is revealed (a
+    judge scoring fluency without the reference sees no reference text at all)."""
+    if not segment.doc_id or not (campaign.show_source or show_reference):
         return [], []
     neighbours = Segment.objects.filter(
         test_set_id=segment.test_set_id,

@@ -12,6 +12,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpRequest, HttpResponse
@@ -52,6 +53,13 @@ EXPORT_COLUMNS = [
     "created_at",
     "updated_at",
 ]
+
+# Silence after which the judging page stops its clock (input activity); settings may change
+# it through JUDGING_IDLE_MS.
+DEFAULT_IDLE_MS = 30_000
+
+# A cell starting with one of these runs as a formula in spreadsheets (OWASP "CSV injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -106,7 +114,8 @@ def judge_screen(request: HttpRequest, pk: int, screen: int) -> HttpResponse:
     view = screen_detail(assignment=assignment, screen=screen - 1)
     if view is None:
         raise Http404("no such screen")
-    return render(request, "judging/screen.html", {"screen": view})
+    idle_ms = getattr(settings, "JUDGING_IDLE_MS", DEFAULT_IDLE_MS)
+    return render(request, "judging/screen.html", {"screen": view, "idle_ms": idle_ms})
 
 
 @admin_required
@@ -151,7 +160,10 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(campaign_judgment_rows(campaign=campaign))
+        writer.writerows(
+            {column: _spreadsheet_safe(value) for column, value in row.items()}
+            for row in campaign_judgment_rows(campaign=campaign)
+        )
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{stem}.csv"'
         return response
@@ -167,6 +179,14 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
     if export_format == "evaltrans-xml":
         return _evaltrans_xml_response(campaign, stem)
     raise Http404("unknown export format")
+
+
+def _spreadsheet_safe(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula, prefixed with ``'`` so it shows as
+    text. Only the CSV export does this: JSON and XML keep MT output exactly as written."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def _campaign_record(campaign: Campaign) -> dict:

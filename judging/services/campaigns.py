@@ -78,7 +78,8 @@ def campaign_create(
     Identical texts of one segment (two systems with the same output, or an output equal to the
     reference judged as a system) become one item, judged once for all of them. With
     ``reuse_judgments``, judges who scored the same (source, text) in another campaign on the
-    same scales count towards ``judges_per_item`` and are not asked again. With
+    same scales (and, for aspects judged with the reference, against the same reference text)
+    count towards ``judges_per_item``; nobody is asked again about a text they scored. With
     ``segment_sample``, only that many segments, drawn with the seed, are judged.
 
     Raises:
@@ -129,7 +130,7 @@ def campaign_create(
     if not drafts:
         raise CampaignError(ERROR_NOTHING_TO_JUDGE)
     if reuse_judgments:
-        _attach_reusable_judgments(drafts, aspects, judges_per_item)
+        _attach_reusable_judgments(drafts, aspects, campaign)
     items = _store_items(campaign, drafts)
     _store_assignments(campaign, items, drafts, judges)
     return campaign
@@ -192,40 +193,112 @@ def _segment_filter(campaign: Campaign) -> Q:
 
 
 def _attach_reusable_judgments(
-    drafts: list[_ItemDraft], aspects: list[Aspect], judges_per_item: int
+    drafts: list[_ItemDraft], aspects: list[Aspect], campaign: Campaign
 ) -> None:
     """EvalTrans' sentence database: earlier judgments of the same (source, text) on the same
-    scales. A judge who scored every aspect counts as one of the item's judges (their latest
-    scores are reused); anyone who scored the text before is not asked to score it again."""
-    scales = {aspect.name: aspect.levels for aspect in aspects}
+    scales. A judgment of an aspect judged with the reference (adequacy) is reusable only if the
+    reference shown then has the text this campaign shows for the draft's segment: adequacy
+    against another reference is another question. A judge whose reusable judgments cover every
+    aspect counts as one of the item's judges (their latest reusable scores are reused); anyone
+    who scored the text before is not asked to score it again."""
+    wanted = {aspect.name: aspect for aspect in aspects}
     by_key: dict[str, list[_ItemDraft]] = defaultdict(list)
     for draft in drafts:
         by_key[draft.key].append(draft)
-    found: dict[str, dict[int, dict[str, Judgment]]] = defaultdict(lambda: defaultdict(dict))
-    for keys in _chunks(list(by_key), BATCH):
-        earlier = (
-            Judgment.objects.filter(
-                assigned_item__item__key__in=keys,
-                assigned_item__is_repeat=False,
-                aspect__name__in=list(scales),
-            )
-            .select_related("aspect", "assigned_item__item", "assigned_item__assignment")
-            .order_by("updated_at", "pk")
-        )
-        for judgment in earlier:
-            if judgment.aspect.levels != scales[judgment.aspect.name]:
-                continue
-            judge_id = judgment.assigned_item.assignment.judge_id
-            # Later judgments overwrite earlier ones: the judge's latest opinion is reused.
-            found[judgment.assigned_item.item.key][judge_id][judgment.aspect.name] = judgment
-    for key, per_judge in found.items():
-        complete = [
-            judge_id for judge_id in sorted(per_judge) if len(per_judge[judge_id]) == len(scales)
-        ][:judges_per_item]
+    earlier = _earlier_judgments(list(by_key), wanted)
+    shown = _reference_texts(campaign)
+    for key, per_judge in earlier.items():
         for draft in by_key[key]:
+            reference = shown.get(draft.segment_id, "")
+            complete = []
+            for judge_id in sorted(per_judge):
+                chosen = [
+                    _latest_reusable(per_judge[judge_id].get(name, []), wanted[name], reference)
+                    for name in wanted
+                ]
+                if all(chosen):
+                    complete.append(chosen)
+            complete = complete[: campaign.judges_per_item]
             draft.excluded = set(per_judge)
             draft.reused_judges = len(complete)
-            draft.reused = [per_judge[judge_id][name] for judge_id in complete for name in scales]
+            draft.reused = [judgment for chosen in complete for judgment in chosen]
+
+
+@dataclass(frozen=True)
+class _Earlier:
+    """A judgment of another campaign and the reference text shown with it ("" if none)."""
+
+    judgment: Judgment
+    reference: str
+
+
+def _earlier_judgments(
+    keys: list[str], wanted: dict[str, Aspect]
+) -> dict[str, dict[int, dict[str, list[_Earlier]]]]:
+    """key -> judge -> aspect name -> that judge's judgments on an identical scale, oldest first
+    (planted repeats left out)."""
+    found: dict[str, dict[int, dict[str, list[_Earlier]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list))
+    )
+    for chunk in _chunks(keys, BATCH):
+        judgments = [
+            judgment
+            for judgment in Judgment.objects.filter(
+                assigned_item__item__key__in=chunk,
+                assigned_item__is_repeat=False,
+                aspect__name__in=list(wanted),
+            )
+            .select_related("aspect", "assigned_item__item__campaign", "assigned_item__assignment")
+            .order_by("updated_at", "pk")
+            if _same_scale(judgment.aspect, wanted[judgment.aspect.name])
+        ]
+        shown = _shown_references(judgments)
+        for judgment in judgments:
+            item = judgment.assigned_item.item
+            reference = shown.get((item.segment_id, item.campaign.reference_label), "")
+            found[item.key][judgment.assigned_item.assignment.judge_id][
+                judgment.aspect.name
+            ].append(_Earlier(judgment, reference))
+    return found
+
+
+def _same_scale(earlier: Aspect, aspect: Aspect) -> bool:
+    return earlier.levels == aspect.levels and earlier.needs_reference == aspect.needs_reference
+
+
+def _shown_references(judgments: list[Judgment]) -> dict[tuple[int, str], str]:
+    """(segment id, label) -> stripped text of the references shown with these judgments."""
+    pairs = {
+        (
+            judgment.assigned_item.item.segment_id,
+            judgment.assigned_item.item.campaign.reference_label,
+        )
+        for judgment in judgments
+        if judgment.aspect.needs_reference
+    }
+    if not pairs:
+        return {}
+    rows = Reference.objects.filter(
+        segment_id__in={segment_id for segment_id, _ in pairs},
+        label__in={label for _, label in pairs},
+    ).values_list("segment_id", "label", "text")
+    return {(segment_id, label): text.strip() for segment_id, label, text in rows}
+
+
+def _reference_texts(campaign: Campaign) -> dict[int, str]:
+    """Segment id -> stripped text of the reference the campaign shows."""
+    rows = Reference.objects.filter(
+        segment__test_set=campaign.test_set, label=campaign.reference_label
+    ).values_list("segment_id", "text")
+    return {segment_id: text.strip() for segment_id, text in rows}
+
+
+def _latest_reusable(earlier: list[_Earlier], aspect: Aspect, reference: str) -> Judgment | None:
+    """The judge's latest judgment of ``aspect`` that holds for this item, if any."""
+    for candidate in reversed(earlier):
+        if not aspect.needs_reference or candidate.reference == reference:
+            return candidate.judgment
+    return None
 
 
 def _store_items(campaign: Campaign, drafts: list[_ItemDraft]) -> list[Item]:

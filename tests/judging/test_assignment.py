@@ -37,6 +37,32 @@ def campaign_shapes(draw, *, with_exclusions: bool = False):
     return judges, units, seed, share
 
 
+@st.composite
+def reuse_shapes(draw):
+    """Campaign shapes as reuse leaves them: each item needs its own number of new judges
+    (0 when earlier judgments cover it) and some judges are excluded for some items (they
+    judged the text before; only *returning* judges, who took part in earlier campaigns, can
+    be). Always feasible: a unit's items together exclude at most the judges its neediest item
+    can spare."""
+    judge_count = draw(st.integers(1, 8))
+    judges = list(range(100, 100 + judge_count))
+    returning = sorted(draw(st.sets(st.sampled_from(judges), max_size=judge_count - 1)))
+    unit_sizes = draw(st.lists(st.integers(1, 5), min_size=1, max_size=25))
+    units, next_id = [], 1
+    for size in unit_sizes:
+        off_limits = draw(st.sets(st.sampled_from(returning))) if returning else set()
+        most = judge_count - len(off_limits)
+        unit = []
+        for _ in range(size):
+            excluded = draw(st.sets(st.sampled_from(sorted(off_limits)))) if off_limits else set()
+            unit.append(PlanItem(next_id, draw(st.integers(0, most)), frozenset(excluded)))
+            next_id += 1
+        units.append(unit)
+    seed = draw(st.integers(0, 2**32))
+    share = draw(st.sampled_from([0.0, 0.05, 0.2, 0.5]))
+    return judges, units, seed, share
+
+
 def originals(plan, judge):
     return [
         item for screen in plan.screens[judge] if not screen.is_repeat for item in screen.item_ids
@@ -121,6 +147,59 @@ def test_the_plan_depends_only_on_the_inputs_and_the_seed(shape):
         units=units, judges=list(reversed(judges)), seed=seed, repeat_share=share
     )
     assert first == second
+
+
+@settings(max_examples=300, deadline=None)
+@given(reuse_shapes())
+def test_varying_needs_and_exclusions_give_each_item_exactly_its_judges(shape):
+    judges, units, seed, share = shape
+    plan = plan_assignments(units=units, judges=judges, seed=seed, repeat_share=share)
+    judged_by = {item.item_id: [] for unit in units for item in unit}
+    for judge in judges:
+        items = originals(plan, judge)
+        assert len(items) == len(set(items)), "a judge got an item twice"
+        for item in items:
+            judged_by[item].append(judge)
+    for unit in units:
+        for item in unit:
+            assert len(judged_by[item.item_id]) == item.needed
+            assert not set(judged_by[item.item_id]) & item.excluded
+    # An item that needs nobody new (fully covered by reused judgments) is on no screen.
+    shown = {item for judge in judges for screen in plan.screens[judge] for item in screen.item_ids}
+    assert shown == {item.item_id for unit in units for item in unit if item.needed}
+
+
+@settings(max_examples=300, deadline=None)
+@given(reuse_shapes())
+def test_varying_needs_and_exclusions_keep_work_balanced(shape):
+    """Judges excluded from nothing stay within the largest unit of each other, and nobody
+    gets more than the largest unit above the least-loaded of them: exclusions only take
+    work away from a judge."""
+    judges, units, seed, share = shape
+    plan = plan_assignments(units=units, judges=judges, seed=seed, repeat_share=share)
+    largest = max(len(unit) for unit in units)
+    excluded = set().union(*(item.excluded for unit in units for item in unit))
+    free = [plan.load(judge) for judge in judges if judge not in excluded]
+    assert free, "the shapes always keep a judge who is new to every text"
+    assert max(free) - min(free) <= largest
+    assert all(plan.load(judge) <= min(free) + largest for judge in judges)
+
+
+@settings(max_examples=200, deadline=None)
+@given(reuse_shapes())
+def test_varying_needs_keep_repeats_and_determinism(shape):
+    judges, units, seed, share = shape
+    plan = plan_assignments(units=units, judges=judges, seed=seed, repeat_share=share)
+    assert plan == plan_assignments(
+        units=units, judges=list(reversed(judges)), seed=seed, repeat_share=share
+    )
+    for judge in judges:
+        firsts = [screen for screen in plan.screens[judge] if not screen.is_repeat]
+        repeats = [screen for screen in plan.screens[judge] if screen.is_repeat]
+        assert len(repeats) == min(len(firsts), round(share * len(firsts)))
+        assert {item for screen in repeats for item in screen.item_ids} <= set(
+            originals(plan, judge)
+        )
 
 
 def test_too_few_judges_is_an_error_naming_the_item():

@@ -9,11 +9,15 @@ import json
 import pytest
 from django.urls import reverse
 
-from evaltrans.corpora.formats.base import InputFile
+from evaltrans.corpora.formats.base import CorpusData, InputFile, SegmentData
 from evaltrans.corpora.formats.evaltrans_xml import parse_evaltrans_xml
+from evaltrans.corpora.services import testset_import
+from evaltrans.roles import JUDGES_GROUP
 from judging.models import Campaign
 from judging.selectors import campaign_corpus
+from judging.services import campaign_create
 from judging.views import EXPORT_COLUMNS
+from tests.conftest import make_user
 
 from .test_services import finish
 
@@ -90,3 +94,76 @@ def test_campaign_corpus_keeps_every_reference_and_chosen_output(judged):
 
 def test_unknown_export_format_is_a_404(client, admin_user, judged):
     assert export(client, admin_user, judged, "pdf").status_code == 404
+
+
+# Outputs that a spreadsheet would run as formulas (OWASP "CSV injection"), and a plain one.
+FORMULAS = {
+    "eq": '=HYPERLINK("http://example.org","see")',
+    "plus": "+49 30 1234",
+    "minus": "-2 dB",
+    "at": "@SUM(A1:A9)",
+    "tab": "\tindented",
+    "cr": "\rcarriage return",
+}
+
+
+@pytest.fixture
+def formula_campaign(db):
+    corpus = CorpusData(
+        source_lang="de",
+        target_lang="en",
+        name="formulas",
+        segments=[
+            SegmentData(
+                source="Quelle.",
+                doc_id="d1",
+                seg_id="1",
+                references={"A": "Source."},
+                candidates={**FORMULAS, "plain": "A plain = sign inside."},
+            )
+        ],
+    )
+    test_set = testset_import(corpus=corpus, name="formulas", import_format="text").test_set
+    judges = [make_user(name, group=JUDGES_GROUP) for name in ("@mallory", "-dash", "+plus")]
+    campaign = campaign_create(
+        name="Formulas",
+        test_set=test_set,
+        systems=list(test_set.systems.all()),
+        judges=judges,
+        judges_per_item=1,
+        aspect_order=Campaign.AspectOrder.TOGETHER,
+        repeat_share=0.0,
+        seed=1,
+    )
+    for assignment in campaign.assignments.all():
+        finish(assignment, level=3)
+    return campaign
+
+
+def test_csv_cells_that_would_run_as_formulas_are_quoted(client, admin_user, formula_campaign):
+    response = export(client, admin_user, formula_campaign, "csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode(), newline="")))
+    texts = {row["system"]: row["text"] for row in rows}
+    for system, text in FORMULAS.items():
+        assert texts[system] == "'" + text
+    assert texts["plain"] == "A plain = sign inside."
+    assert {row["judge"] for row in rows} == {"'@mallory", "'-dash", "'+plus"}
+    assert all(
+        not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+        for row in rows
+        for cell in row.values()
+    )
+
+
+def test_json_and_xml_keep_formula_like_texts_exactly(client, admin_user, formula_campaign):
+    document = json.loads(export(client, admin_user, formula_campaign, "json").content)
+    texts = {row["system"]: row["text"] for row in document["judgments"]}
+    assert {system: texts[system] for system in FORMULAS} == FORMULAS
+    assert {row["judge"] for row in document["judgments"]} == {"@mallory", "-dash", "+plus"}
+    xml = export(client, admin_user, formula_campaign, "evaltrans-xml").content
+    corpus = parse_evaltrans_xml(
+        file=InputFile(name="database.xml", data=xml), source_lang="de", target_lang="en"
+    )
+    # No quote added; the reader trims surrounding whitespace, as EvalTrans does.
+    written = {name: corpus.segments[0].candidates[name] for name in FORMULAS}
+    assert written == {name: text.strip() for name, text in FORMULAS.items()}

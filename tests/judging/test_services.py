@@ -9,9 +9,12 @@ import pytest
 from django.core import signing
 from django.core.exceptions import ValidationError
 
+from evaltrans.corpora.services import testset_import
 from judging.models import AssignedItem, Assignment, Campaign, Item, Judgment, JudgmentRevision
 from judging.qc import FLAG_INCONSISTENT, FLAG_SAME_LEVEL, FLAG_TOO_FAST
+from judging.scales import ADEQUACY, FLUENCY, MAX_NAME_LENGTH
 from judging.selectors import (
+    DEFAULT_SECONDS_PER_ITEM,
     assignment_progress,
     campaign_judgment_rows,
     campaign_progress,
@@ -30,6 +33,8 @@ from judging.services.judgments import (
     ERROR_REFERENCE_TOO_EARLY,
 )
 from judging.tokens import TOKEN_SALT, screen_token_new
+
+from .conftest import XSS, toy_corpus
 
 pytestmark = pytest.mark.django_db
 
@@ -140,6 +145,20 @@ def test_more_judges_per_item_than_judges_is_refused(make_campaign):
         make_campaign(judges_per_item=4)
 
 
+@pytest.mark.parametrize(
+    ("field", "limit"), [("name", MAX_NAME_LENGTH), ("label", 100), ("question", 300)]
+)
+def test_scale_texts_longer_than_their_columns_are_refused(make_campaign, field, limit):
+    scale = dict(FLUENCY)
+    scale[field] = "f" * limit
+    assert make_campaign(scales=[scale]).aspects.get().name == scale["name"]
+    scale[field] = "f" * (limit + 1)
+    message = f"The {field} of scale .* is {limit + 1} characters long; the limit is {limit}."
+    with pytest.raises(CampaignError, match=message):
+        make_campaign(scales=[scale])
+    assert Campaign.objects.count() == 1
+
+
 def test_repeat_share_is_validated(make_campaign):
     with pytest.raises(ValidationError):
         make_campaign(repeat_share=0.9)
@@ -191,16 +210,107 @@ def test_grouped_presentation_puts_all_outputs_of_a_source_on_one_screen(make_ca
     assert [entry.label for entry in view.entries][:2] == ["A", "B"]
 
 
-def test_source_and_context_follow_the_campaign_options(make_campaign, judges):
-    campaign = make_campaign(show_source=False, show_context=True)
+def assigned_screen(assignment, segment_index):
+    """The first screen where the judge meets one of a segment's items."""
+    rows = assignment.items.filter(item__segment__index=segment_index, is_repeat=False)
+    return rows.order_by("screen").values_list("screen", flat=True).first()
+
+
+def test_hidden_source_context_waits_for_the_reference(make_campaign, judges):
+    """Without the source, context is the shown reference's neighbouring sentences: none of
+    them may appear while fluency is judged without the reference."""
+    campaign = make_campaign(show_source=False, show_context=True, judges_per_item=3)
+    assignment = Assignment.objects.get(campaign=campaign, judge=judges[0])
+    screen = assigned_screen(assignment, 1)
+    blind = screen_detail(assignment=assignment, screen=screen)
+    assert blind.stage == "blind" and blind.source == "" and blind.reference == ""
+    assert (blind.context_before, blind.context_after) == ([], [])
+    submit_screen(assignment, screen, 4)
+    revealed = screen_detail(assignment=assignment, screen=screen)
+    assert revealed.stage == "reference" and revealed.reference == "How are you?"
+    assert revealed.context_before == ["Good morning."]  # reference A of segment 0
+    assert revealed.context_after == []  # segment 2 is another document
+
+
+def test_hidden_source_context_comes_with_the_reference_when_aspects_are_asked_together(
+    make_campaign, judges
+):
+    campaign = make_campaign(
+        show_source=False,
+        show_context=True,
+        judges_per_item=3,
+        aspect_order=Campaign.AspectOrder.TOGETHER,
+    )
+    assignment = Assignment.objects.get(campaign=campaign, judge=judges[0])
+    view = screen_detail(assignment=assignment, screen=assigned_screen(assignment, 0))
+    assert view.stage == "all" and (view.context_before, view.context_after) == (
+        [],
+        ["How are you?"],
+    )
+
+
+def test_a_fluency_only_campaign_without_source_shows_no_reference_context(make_campaign, judges):
+    campaign = make_campaign(
+        show_source=False, show_context=True, judges_per_item=3, scales=[FLUENCY]
+    )
     assignment = Assignment.objects.get(campaign=campaign, judge=judges[0])
     for screen in range(assignment.items.count()):
         view = screen_detail(assignment=assignment, screen=screen)
-        assert view.source == ""
-        segment = view.entries[0].assigned.item.segment
-        if segment.index == 1:
-            assert view.context_before == ["Good morning."]  # reference A of segment 0
-            assert view.context_after == []  # segment 2 is another document
+        assert (view.reference, view.context_before, view.context_after) == ("", [], [])
+
+
+def test_shown_source_and_context_give_the_neighbouring_sources(make_campaign, judges):
+    campaign = make_campaign(show_source=True, show_context=True, judges_per_item=3)
+    assignment = Assignment.objects.get(campaign=campaign, judge=judges[0])
+    expected = {
+        0: ("Guten Morgen.", [], ["Wie geht es dir?"]),
+        1: ("Wie geht es dir?", ["Guten Morgen."], []),
+        2: ("Das ist gut.", [], ["Danke schön."]),
+        3: ("Danke schön.", ["Das ist gut."], []),
+    }
+    for index, (source, before, after) in expected.items():
+        view = screen_detail(assignment=assignment, screen=assigned_screen(assignment, index))
+        # Sources say nothing about the reference: shown from the first, blind stage on.
+        assert view.stage == "blind" and view.reference == ""
+        assert (view.source, view.context_before, view.context_after) == (source, before, after)
+
+
+def test_context_hidden_shows_no_neighbours(make_campaign, judges):
+    campaign = make_campaign(show_source=True, show_context=False, judges_per_item=3)
+    assignment = Assignment.objects.get(campaign=campaign, judge=judges[0])
+    view = screen_detail(assignment=assignment, screen=assigned_screen(assignment, 1))
+    assert view.source == "Wie geht es dir?"
+    assert (view.context_before, view.context_after) == ([], [])
+
+
+def grouped_orders(campaign):
+    """judge -> [(segment index, texts in the order shown on its screen)] in screen order."""
+    orders = {}
+    for assignment in campaign.assignments.select_related("judge"):
+        screens = []
+        for number in range(assignment.items.count()):
+            view = screen_detail(assignment=assignment, screen=number)
+            if view is None:
+                break
+            segment = view.entries[0].assigned.item.segment.index
+            screens.append((segment, [entry.text for entry in view.entries]))
+        orders[assignment.judge.username] = screens
+    return orders
+
+
+def test_grouped_screens_show_the_candidates_in_a_random_order_kept_by_the_seed(make_campaign):
+    options = {"presentation": Campaign.Presentation.GROUPED, "judges_per_item": 3}
+    first = grouped_orders(make_campaign(seed=5, **options))
+    again = grouped_orders(make_campaign(seed=5, **options))
+    assert first == again
+    orders = set()
+    for seed in range(8):
+        for screens in grouped_orders(make_campaign(seed=seed, **options)).values():
+            assert sorted(segment for segment, _ in screens) == [0, 1, 2, 3]
+            orders.update(tuple(texts) for segment, texts in screens if segment == 2)
+    # Segment 2 has three distinct outputs (x, y, z): several of their 6 orders occur.
+    assert all(sorted(order) == sorted([XSS, "That good.", "It is good."]) for order in orders)
+    assert len(orders) > 1
 
 
 def test_a_submission_sent_twice_is_stored_once(make_campaign, judges):
@@ -317,6 +427,67 @@ def test_reused_judgments_count_towards_the_judges_per_item(make_campaign, judge
     assert rows and all(row["reused"] for row in rows) and {row["score"] for row in rows} == {5}
 
 
+def test_reuse_of_adequacy_needs_the_same_reference(make_campaign):
+    """Adequacy is judged against the reference shown: against another one it is another
+    question, so the earlier judge counts for nothing and is not asked again either."""
+    first = make_campaign(aspect_order=Campaign.AspectOrder.TOGETHER, judges_per_item=1)
+    for assignment in first.assignments.all():
+        finish(assignment, level=5)
+    other = make_campaign(judges_per_item=1, reuse_judgments=True, reference_label="B")
+    for item in other.items.all():
+        assert item.judges_needed == 1 and not item.reused_judgments.exists()
+        earlier = Item.objects.get(campaign=first, key=item.key, segment=item.segment)
+        before = set(earlier.assigned.values_list("assignment__judge", flat=True))
+        now = set(item.assigned.values_list("assignment__judge", flat=True))
+        assert len(now) == 1 and not before & now
+    same = make_campaign(judges_per_item=1, reuse_judgments=True, reference_label="A")
+    assert {item.judges_needed for item in same.items.all()} == {0}
+
+
+def test_reuse_compares_the_reference_texts_segment_by_segment(make_campaign, judges):
+    first = make_campaign(aspect_order=Campaign.AspectOrder.TOGETHER, judges_per_item=1)
+    for assignment in first.assignments.all():
+        finish(assignment, level=5)
+    # A second test set with the same sources and outputs, and reference A reworded on
+    # segment 0 only (surrounding spaces do not count as a change).
+    corpus = toy_corpus(name="toy2")
+    corpus.segments[0].references["A"] = "Good morning to you."
+    corpus.segments[1].references["A"] = "  How are you? "
+    other_set = testset_import(corpus=corpus, name="toy2", import_format="text").test_set
+    second = make_campaign(
+        test_set=other_set,
+        systems=list(other_set.systems.all()),
+        judges_per_item=1,
+        reuse_judgments=True,
+    )
+    needed = {}
+    for item in second.items.select_related("segment"):
+        needed.setdefault(item.segment.index, set()).add(item.judges_needed)
+        assert item.reused_judgments.count() == 2 * (1 - item.judges_needed)
+    assert needed == {0: {1}, 1: {0}, 2: {0}, 3: {0}}
+
+
+def test_reuse_on_scales_without_the_reference_ignores_which_reference_is_shown(make_campaign):
+    first = make_campaign(judges_per_item=1, scales=[FLUENCY])
+    for assignment in first.assignments.all():
+        finish(assignment, level=2)
+    second = make_campaign(
+        judges_per_item=1, scales=[FLUENCY], reuse_judgments=True, reference_label="B"
+    )
+    assert {item.judges_needed for item in second.items.all()} == {0}
+    assert {row["score"] for row in campaign_judgment_rows(campaign=second)} == {2}
+
+
+def test_reuse_needs_the_aspect_judged_the_same_way(make_campaign):
+    """An "adequacy" judged without the reference is not an adequacy judged with it."""
+    blind_adequacy = dict(ADEQUACY, needs_reference=False)
+    first = make_campaign(judges_per_item=1, scales=[FLUENCY, blind_adequacy])
+    for assignment in first.assignments.all():
+        finish(assignment)
+    second = make_campaign(judges_per_item=1, reuse_judgments=True)
+    assert {item.judges_needed for item in second.items.all()} == {1}
+
+
 def test_reuse_ignores_judgments_on_another_scale(make_campaign):
     first = make_campaign(aspect_order=Campaign.AspectOrder.TOGETHER, judges_per_item=1)
     for assignment in first.assignments.all():
@@ -353,3 +524,28 @@ def test_progress_reports_coverage_per_system_and_qc_flags(make_campaign, judges
     assert systems["x"].candidates == 4 and systems["x"].complete == 0
     assert systems["x"].judgments_done == 4 and systems["x"].judgments_needed == 12
     assert progress.remaining_ms_parallel > 0
+
+
+def test_time_to_completion_follows_each_judges_own_pace(make_campaign, judges):
+    campaign = make_campaign(aspect_order=Campaign.AspectOrder.TOGETHER, judges_per_item=1)
+    steady, quick, fresh = (
+        Assignment.objects.get(campaign=campaign, judge=judge) for judge in judges
+    )
+    submit_screen(steady, 0, 4, active_ms=4000)
+    submit_screen(steady, 1, 4, active_ms=8000)  # 12 s over 2 items: 6 s per item
+    submit_screen(quick, 0, 4, active_ms=3000)  # 3 s per item
+    totals = [assignment.items.count() for assignment in (steady, quick, fresh)]
+    assert sum(totals) == 11 and min(totals) >= 3
+    remaining = [
+        (totals[0] - 2) * 6000,
+        (totals[1] - 1) * 3000,
+        totals[2] * DEFAULT_SECONDS_PER_ITEM * 1000,  # nobody knows this judge's pace yet
+    ]
+    progress = campaign_progress(campaign=campaign)
+    assert (progress.done, progress.total) == (3, 11)
+    assert progress.remaining_ms_total == sum(remaining)
+    assert progress.remaining_ms_parallel == max(remaining)
+    rows = {row.username: row for row in progress.judges}
+    assert rows[judges[0].username].seconds_per_item == 6.0
+    assert rows[judges[1].username].items_per_hour == 1200.0
+    assert rows[judges[2].username].seconds_per_item is None

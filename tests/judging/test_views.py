@@ -214,6 +214,32 @@ def test_the_campaign_form_reports_bad_scales_and_impossible_campaigns(
     assert not Campaign.objects.exists()
 
 
+def test_the_campaign_form_refuses_a_scale_name_too_long_to_store(
+    client, admin_user, test_set, judges
+):
+    login(client, admin_user)
+    url = reverse("judging:campaign_new", args=[test_set.pk])
+    scales = default_scales()
+    scales[1]["name"] = "adequacy-" + "x" * 42  # 51 characters
+    data = {
+        "name": "Long scale",
+        "systems": [system.pk for system in test_set.systems.all()],
+        "reference_label": "A",
+        "judges": [judge.pk for judge in judges],
+        "judges_per_item": "1",
+        "presentation": "single",
+        "aspect_order": "sequential",
+        "repeat_share": "0",
+        "scales": json.dumps(scales),
+    }
+    response = client.post(url, data)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Scale 2: The name of scale" in page
+    assert "is 51 characters long; the limit is 50." in page
+    assert not Campaign.objects.exists()
+
+
 def test_nav_shows_my_assignments_to_judges_and_campaigns_to_admins(client, admin_user, db):
     judge = make_user("navjudge", group=JUDGES_GROUP)
     login(client, judge)
