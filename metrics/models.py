@@ -39,7 +39,9 @@ class MetricRun(models.Model):
     systems = models.ManyToManyField(System, related_name="metric_runs")
     preset = models.CharField(max_length=32, blank=True, help_text="Preset the options came from.")
     comment = models.TextField(blank=True)
-    command_line = models.TextField(blank=True, help_text="Set by the evaluate command.")
+    command_line = models.TextField(
+        blank=True, help_text="The evaluate command line that reproduces the run."
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     error = models.TextField(blank=True, help_text="Why the run failed, for the user.")
     chunk_size = models.PositiveIntegerField(default=1000)

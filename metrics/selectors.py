@@ -150,10 +150,20 @@ def segment_arrays(
 
 @dataclass
 class MeasureProgress:
+    """Segments done / total of one measure, and its computing time.
+
+    ``elapsed_s`` is the computing time of this measure's chunks stored since the run
+    started, summed over workers; ``remaining_s`` the computing time its missing segments
+    need at the seconds per segment of every stored chunk of it (0 when complete, None
+    before any chunk is stored or when the run stopped).
+    """
+
     measure: str
     signature: str
     done: int
     total: int
+    elapsed_s: float = 0.0
+    remaining_s: float | None = None
 
     @property
     def percent(self) -> float:
@@ -196,10 +206,29 @@ class RunProgress:
                     "done": item.done,
                     "total": item.total,
                     "percent": round(item.percent, 1),
+                    "elapsed_s": round(item.elapsed_s, 1),
+                    "remaining_s": None if item.remaining_s is None else round(item.remaining_s, 1),
                 }
                 for item in self.measures
             ],
         }
+
+
+def _measure_times(
+    chunks: list[tuple[int, float, bool]], done: int, total: int, status: str
+) -> tuple[float, float | None]:
+    """Computing time of one measure: (elapsed, remaining) from its stored chunks.
+
+    ``chunks`` are (segments, seconds, stored since the run started) of every chunk row.
+    """
+    elapsed = sum(seconds for _, seconds, fresh in chunks if fresh)
+    if done >= total or status == MetricRun.Status.DONE:
+        return elapsed, 0.0
+    segments = sum(size for size, _, _ in chunks)
+    if status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING) or not segments:
+        return elapsed, None
+    per_segment = sum(seconds for _, seconds, _ in chunks) / segments
+    return elapsed, (total - done) * per_segment
 
 
 def run_progress(*, run: MetricRun) -> RunProgress:
@@ -207,7 +236,8 @@ def run_progress(*, run: MetricRun) -> RunProgress:
 
     Three queries. A (system, signature) with a stored score counts as complete; otherwise the
     chunk rows of the run's layout count. The remaining time extrapolates the rate of the work
-    done by this run (reused results do not count toward the rate).
+    done by this run (reused results do not count toward the rate). Per measure, the times
+    are computing times from the stored chunks' ``seconds`` (``MeasureProgress``).
     """
     measures = list(run.measures.all())
     signatures = [item.signature for item in measures]
@@ -219,11 +249,14 @@ def run_progress(*, run: MetricRun) -> RunProgress:
         ).values_list("system_id", "signature")
     )
     partial: dict[tuple[int, str], int] = defaultdict(int)
-    for system_id, signature, start, stop in SegmentStatistics.objects.filter(
+    chunks: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
+    for system_id, signature, start, stop, seconds, created in SegmentStatistics.objects.filter(
         test_set_id=run.test_set_id, system_id__in=system_ids, signature__in=signatures
-    ).values_list("system_id", "signature", "start", "stop"):
+    ).values_list("system_id", "signature", "start", "stop", "seconds", "created_at"):
         if (start, stop) in layout:
             partial[(system_id, signature)] += stop - start
+            fresh = run.started_at is not None and created >= run.started_at
+            chunks[signature].append((stop - start, seconds, fresh))
     per_system = run.segment_count
     total = per_system * len(system_ids)
     progress: list[MeasureProgress] = []
@@ -236,7 +269,10 @@ def run_progress(*, run: MetricRun) -> RunProgress:
         )
         if run.status == MetricRun.Status.DONE:
             done = total
-        progress.append(MeasureProgress(item.measure, item.signature, done, total))
+        elapsed, remaining = _measure_times(chunks[item.signature], done, total, run.status)
+        progress.append(
+            MeasureProgress(item.measure, item.signature, done, total, elapsed, remaining)
+        )
     done_units = sum(item.done for item in progress)
     total_units = sum(item.total for item in progress)
     elapsed = remaining = None
@@ -446,8 +482,10 @@ def run_report_data(
 ) -> Any:
     """Plain data for ``metrics.reports.report_xml``: scores, options, signatures, test set.
 
-    ``sentences_in_detail`` adds per-sentence scores and statistics (spec §15 flag),
-    ``include_sentences`` the texts as well.
+    ``sentences_in_detail`` adds per-sentence scores and statistics (spec §15 flag), and for
+    distance measures the distance to each reference (``<reference-distance>``): taken from
+    the stored statistics when the test set has one reference, computed again per reference
+    when it has several. ``include_sentences`` adds the texts as well.
     """
     from django.conf import settings
 
@@ -459,7 +497,10 @@ def run_report_data(
     measures = list(run.measures.all())
     systems = list(run.systems.order_by("name"))
     stored = run_score_details(run=run)
-    texts: list[SentenceRow] = []
+    sources, references = _segment_texts(test_set=test_set)
+    candidates = _system_candidates(
+        system_ids=[system.pk for system in systems], count=run.segment_count
+    )
     arrays: dict[str, dict[int, SegmentArrays]] = {}
     if sentences_in_detail:
         arrays = {
@@ -468,8 +509,6 @@ def run_report_data(
             )
             for item in measures
         }
-        if include_sentences:
-            texts = _segment_texts(test_set=test_set)
     report_systems = []
     for system in systems:
         scores = {}
@@ -478,49 +517,28 @@ def run_report_data(
             scores[item.signature] = (
                 (found.score, found.details) if found is not None else (None, {})
             )
+        texts = candidates.get(system.pk, [""] * run.segment_count)
         sentences = None
         if sentences_in_detail:
-            candidates = (
-                dict(Candidate.objects.filter(system=system).values_list("segment__index", "text"))
-                if include_sentences
-                else {}
-            )
-            sentences = []
-            for index in range(run.segment_count):
-                per_score: dict[str, float | None] = {}
-                per_stats: dict[str, dict[str, float]] = {}
-                for item in measures:
-                    found_arrays = arrays[item.signature].get(system.pk)
-                    if found_arrays is None:
-                        continue
-                    value = float(found_arrays.sentence_scores[index])
-                    per_score[item.signature] = None if math.isnan(value) else value
-                    per_stats[item.signature] = dict(
-                        zip(
-                            found_arrays.stat_names,
-                            (float(x) for x in found_arrays.stats[index]),
-                            strict=False,
-                        )
-                    )
-                row = texts[index] if texts else None
-                sentences.append(
-                    ReportSentence(
-                        index=index,
-                        source=row.source if row else "",
-                        candidate=candidates.get(index, ""),
-                        references=row.references if row else [],
-                        scores=per_score,
-                        stats=per_stats,
-                    )
+            sentences = [
+                ReportSentence(
+                    index=index,
+                    source=sources[index] if include_sentences else "",
+                    candidate=texts[index] if include_sentences else "",
+                    references=references[index] if include_sentences else [],
+                    scores={},
                 )
+                for index in range(run.segment_count)
+            ]
+            for item in measures:
+                found = arrays[item.signature].get(system.pk)
+                if found is not None:
+                    _add_sentence_numbers(sentences, item, found, texts, references)
         report_systems.append(
             ReportSystem(
                 name=system.name,
                 scores=scores,
-                statistics={
-                    "sentences": run.segment_count,
-                    "references": run.n_refs,
-                },
+                statistics=_candidate_statistics(run, texts, references),
                 sentences=sentences,
             )
         )
@@ -549,20 +567,104 @@ def run_report_data(
     )
 
 
-def _segment_texts(*, test_set: TestSet) -> list[SentenceRow]:
-    """Source and references of every segment, in order (two queries)."""
-    segments = list(test_set.segments.order_by("index").values_list("pk", "index", "source"))
-    references: dict[int, list[str]] = defaultdict(list)
-    for segment_id, text in (
-        Reference.objects.filter(segment__test_set=test_set)
-        .order_by("segment_id", "label")
-        .values_list("segment_id", "text")
+def _candidate_statistics(
+    run: MetricRun, candidates: list[str], references: list[list[str]]
+) -> dict[str, Any]:
+    """Spec §17.2: sentences K, I_tot, references and the average reference length.
+
+    Lengths count whitespace-separated tokens of the stored texts; the reference length is
+    Σ_k of the mean length of segment k's references, comparable with I_tot.
+    """
+    return {
+        "sentences": run.segment_count,
+        "candidate_length": sum(len(text.split()) for text in candidates),
+        "references": run.n_refs,
+        "average_reference_length": math.fsum(
+            sum(len(text.split()) for text in refs) / len(refs) for refs in references if refs
+        ),
+    }
+
+
+def _add_sentence_numbers(
+    sentences: list[Any],
+    item: RunMeasure,
+    found: SegmentArrays,
+    candidates: list[str],
+    references: list[list[str]],
+) -> None:
+    """One measure's sentence scores, statistics and reference distances, in place."""
+    from metrics.core import get_metric
+
+    distances = None
+    if tuple(found.stat_names[:2]) == ("distance", "ref_length"):
+        measure = get_metric(item.measure)(**item.options)
+        distances = _reference_distances(measure, candidates, references, found.stats)
+    for index, sentence in enumerate(sentences):
+        value = float(found.sentence_scores[index])
+        sentence.scores[item.signature] = None if math.isnan(value) else value
+        sentence.stats[item.signature] = dict(
+            zip(found.stat_names, (float(x) for x in found.stats[index]), strict=False)
+        )
+        if distances is not None:
+            sentence.reference_distances[item.signature] = distances[index]
+
+
+def _reference_distances(
+    measure: Any,
+    candidates: list[str],
+    references: list[list[str]],
+    stats: npt.NDArray[np.float64],
+) -> list[list[tuple[int, float, float]]]:
+    """(reference number, distance, length) of every reference of every segment.
+
+    With one reference per segment the stored (d_k, L*_k) are that reference's (every
+    length rule agrees); with more, the measure is computed once per reference number.
+    """
+    if max((len(refs) for refs in references), default=0) <= 1:
+        return [
+            [(0, float(row[0]), float(row[1]))] if refs else []
+            for row, refs in zip(stats, references, strict=True)
+        ]
+    result: list[list[tuple[int, float, float]]] = [[] for _ in references]
+    for number in range(max(len(refs) for refs in references)):
+        single = [[refs[number]] if number < len(refs) else [] for refs in references]
+        rows = measure.statistics(candidates, single, None)
+        for index, refs in enumerate(single):
+            if refs:
+                result[index].append((number, float(rows[index][0]), float(rows[index][1])))
+    return result
+
+
+def _system_candidates(*, system_ids: list[int], count: int) -> dict[int, list[str]]:
+    """Candidate texts per system in segment order; a missing candidate counts as empty."""
+    texts: dict[int, list[str]] = {system_id: [""] * count for system_id in system_ids}
+    for system_id, index, text in Candidate.objects.filter(system_id__in=system_ids).values_list(
+        "system_id", "segment__index", "text"
     ):
-        references[segment_id].append(text)
-    return [
-        SentenceRow(index=index, source=source, candidate="", references=references[pk], score=None)
-        for pk, index, source in segments
+        if index < count:
+            texts[system_id][index] = text
+    return texts
+
+
+def _segment_texts(*, test_set: TestSet) -> tuple[list[str], list[list[str]]]:
+    """Sources and references of every segment, in segment order (two queries).
+
+    References are in the test set's label order, the order the chunk tasks score them in,
+    so ``<reference nr="r">`` and ``<reference-distance nr="r">`` name the same reference.
+    """
+    from evaltrans.corpora.selectors import testset_reference_labels
+
+    sources = list(test_set.segments.order_by("index").values_list("source", flat=True))
+    rank = {label: n for n, label in enumerate(testset_reference_labels(test_set=test_set))}
+    collected: list[list[tuple[int, str]]] = [[] for _ in sources]
+    for index, label, text in Reference.objects.filter(segment__test_set=test_set).values_list(
+        "segment__index", "label", "text"
+    ):
+        collected[index].append((rank.get(label, len(rank)), text))
+    references = [
+        [text for _, text in sorted(refs, key=lambda item: item[0])] for refs in collected
     ]
+    return sources, references
 
 
 def testset_by_name(*, name: str, version: int | None = None) -> TestSet | None:

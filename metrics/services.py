@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import shlex
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -46,6 +48,7 @@ from kombu.exceptions import KombuError
 from evaltrans.corpora.models import Candidate, Reference, System, TestSet
 from evaltrans.corpora.selectors import testset_reference_labels
 from metrics.core import METRICS, Measure, MeasureError, get_metric
+from metrics.core.base import parse_bool
 from metrics.core.presets import PRESETS
 
 from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore
@@ -170,7 +173,11 @@ def metric_run_create(
     chunk_size: int | None = None,
     user: AbstractBaseUser | None = None,
 ) -> MetricRun:
-    """Store a queued run; measures are validated and their signatures fixed now."""
+    """Store a queued run; measures are validated and their signatures fixed now.
+
+    Without ``command_line`` (a run started on the web) the equivalent ``evaluate`` call is
+    stored, so every report names the command that reproduces it.
+    """
     systems = list(systems)
     if not systems:
         raise RunError(NO_SYSTEMS)
@@ -196,7 +203,15 @@ def metric_run_create(
         test_set=test_set,
         preset=preset,
         comment=comment,
-        command_line=command_line,
+        command_line=command_line
+        or evaluate_command_line(
+            test_set=test_set,
+            systems=systems,
+            measures=measures,
+            preset=preset,
+            comment=comment,
+            chunk_size=chunk_size,
+        ),
         chunk_size=max(1, int(size)),
         segment_count=segment_count,
         n_refs=n_refs,
@@ -215,8 +230,10 @@ def metric_run_create(
 def metric_run_dispatch(*, run: MetricRun) -> None:
     """Send the run's plan task once the current transaction commits.
 
-    Raises BrokerUnavailable when the broker refuses the message; the run stays queued with
-    ``dispatched_at`` empty and ``metric_runs_resume`` sends it later.
+    Raises BrokerUnavailable when the broker cannot be reached, also inside an outer
+    transaction (``broker_check`` runs first). The run stays queued with ``dispatched_at``
+    empty, which its page shows, and ``metric_runs_resume`` sends it later; so does a send
+    that fails at commit time after the check passed.
     """
     from .tasks import metric_run_plan_task
 
@@ -243,9 +260,36 @@ def metric_run_dispatch(*, run: MetricRun) -> None:
             dispatched_at=timezone.now()
         )
 
+    try:
+        broker_check()
+    except (KombuError, OSError) as error:
+        logger.warning("run %s: broker unavailable: %s", run.pk, error)
+        raise BrokerUnavailable(run, error) from None
     transaction.on_commit(send)
-    if failure:
+    if failure:  # the callback ran at once: no transaction was open
         raise BrokerUnavailable(run, failure[0])
+
+
+def broker_check() -> None:
+    """Raise the broker's error (KombuError or OSError) when it cannot take a message now.
+
+    Done before the plan task is queued for the commit: inside an outer transaction the
+    message is only sent when that commits, too late to tell the caller. kombu's filesystem
+    transport connects without looking at its folder, so that folder is checked here. Eager
+    mode (tests, ``evaluate --eager``) uses no broker.
+    """
+    from evaltrans.celery import app
+
+    if app.conf.task_always_eager:
+        return
+    with app.connection_for_write() as connection:
+        connection.ensure_connection(
+            max_retries=2, interval_start=0, interval_step=0.5, interval_max=1, timeout=5
+        )
+        if connection.transport.driver_type == "filesystem":
+            folder = str(connection.transport_options.get("data_folder_out", ""))
+            if not (os.path.isdir(folder) and os.access(folder, os.W_OK)):
+                raise OSError(f"the broker folder {folder} is not a writable folder")
 
 
 def metric_run_start(
@@ -618,60 +662,252 @@ def metric_runs_resume() -> list[int]:
     return touched
 
 
-# --- options from the command line ---------------------------------------------------------
+# --- options from the command line (EvalTrans' batch options, spec §15) -------------------
 
 BAD_OPTION = "--option {pair!r}: expected MEASURE.KEY=VALUE, KEY=VALUE or an EvalTrans option"
-OPTION_MATCHES_NOTHING = "--option {pair!r}: no chosen measure has an option {key!r}"
+OPTION_MATCHES_NOTHING = "--option {pair!r}: no chosen measure has an option {key!r}{owners}"
+MEASURE_NOT_CHOSEN = "--option {pair!r}: measure {name!r}{alias} is not chosen"
+FAMILY_MATCHES_NOTHING = (
+    "--option {pair!r}: no chosen measure of EvalTrans' {prefix}- options ({family}) has an "
+    "option {key!r}"
+)
+BLEU_ONLY = (
+    "--option {pair!r}: in EvalTrans max-ngram is BLEU's (spec §15) and bleu is not chosen; "
+    "use nist-max-ngram, nper-max-ngram or MEASURE.max-ngram"
+)
 
-# EvalTrans' ``wer-…`` options apply to WER, PER, etc. (spec §15, Table A.1): every chosen
-# distance measure without its own prefix.
-EVALTRANS_WER_FAMILY = ("wer", "per", "msder", "cder", "ljwer", "invwer", "wper")
+# Prefixed EvalTrans options that set one key on a group of our measures (spec §15, Table
+# A.1): ``wer-…`` is "WER, PER, etc." (CDER included: Fig. A.2 gives it a reference-length
+# rule); ``nper-…`` is m-PER, whose boundaries and length rule skip-bigram PER shares.
+EVALTRANS_FAMILIES: dict[str, tuple[str, ...]] = {
+    "wer": ("wer", "per", "msder", "cder", "ljwer", "invwer"),
+    "nper": ("mper", "skipper"),
+}
+# Report tags of the spec that name one of our measures, for messages.
+EVALTRANS_ALIASES = {"nper": "mper"}
+# Bare EvalTrans options that belong to one measure although others have a key of that name.
+EVALTRANS_OWNED_KEYS = {"max-ngram": "bleu"}
+# EvalTrans flags (Table A.2) that switch a measure option on.
+EVALTRANS_MEASURE_FLAGS = {"nper-choose-references-separately"}
+
+# Table A.1/A.2 rows that are not measure options: what each becomes in ``evaluate``.
+EVALTRANS_RUN_SETTINGS = {
+    "output-file": "report",
+    "comment": "comment",
+    "sentences-in-detail": "sentences_in_detail",
+    "include-sentences": "include_sentences",
+}
+EVALTRANS_MEASURE_SWITCHES = {"allow-transpositions": "invwer", "allow-long-jumps": "ljwer"}
+EVALTRANS_ACCEPTED_ENCODINGS = {"utf-8", "utf8"}
+# Rows evaltrans does not support, with why and what to use instead (one line each).
+EVALTRANS_REFUSED = {
+    "leaving-one-out": (
+        "is not supported: every measure scores against all stored references; to score a "
+        "reference against the others, import it as a system of a test set without it"
+    ),
+    "all-ngrams": (
+        "is not supported: the report's <n-gram n> blocks give every order's counts and "
+        "precision; for the score up to order M run bleu or nist with max-ngram=M"
+    ),
+    "extrapolate": (
+        "is not supported: runs compute automatic measures only; human scores come from "
+        "judging campaigns (docs/human-scores.md)"
+    ),
+    "encoding": (
+        "must be utf-8: stored test sets are Unicode and the report is UTF-8; choose the "
+        "input encoding when importing (import_corpus --encoding)"
+    ),
+}
+
+
+@dataclass
+class BatchOptions:
+    """What ``evaluate --option`` pairs ask for: measures, their options and run settings."""
+
+    measures: list[str]
+    options: dict[str, dict[str, str]]
+    report: str = ""
+    comment: str = ""
+    sentences_in_detail: bool = False
+    include_sentences: bool = False
+
+
+def _measure_has(name: str, key: str) -> bool:
+    measure = METRICS.get(name)
+    return measure is not None and key in measure.options
+
+
+def _option_owners(key: str) -> str:
+    owners = [name for name in METRICS if _measure_has(name, key)]
+    return f" (measures with it: {', '.join(owners)})" if owners else ""
+
+
+def _split_pair(pair: str, flags: Iterable[str]) -> tuple[str, str]:
+    """``(key, value)`` of one pair; a bare flag name means ``true``."""
+    target, separator, value = pair.partition("=")
+    target = target.strip().replace("_", "-")
+    if not separator and target in flags:
+        return target, "true"
+    if not separator or not target:
+        raise RunError(BAD_OPTION.format(pair=pair))
+    return target, value
+
+
+def _flag_value(pair: str, value: str) -> bool:
+    try:
+        return parse_bool(value)
+    except MeasureError as error:
+        raise RunError(f"--option {pair!r}: {error}") from None
+
+
+def batch_options_parse(*, pairs: Sequence[str], measures: Sequence[str]) -> BatchOptions:
+    """Measures, options and run settings from ``--option`` pairs, EvalTrans' rows included.
+
+    Every row of spec §15 (Tables A.1, A.2) is either mapped (``output-file`` → the report,
+    ``allow-long-jumps`` → LJWER, ``nper-max-ngram`` → m-PER, ...) or refused with a message
+    that says why and what to use instead (``EVALTRANS_REFUSED``). Everything else goes to
+    :func:`measure_options_parse`.
+    """
+    flags = {"sentences-in-detail", "include-sentences", "xml-mode", *EVALTRANS_MEASURE_SWITCHES}
+    flags.update({*EVALTRANS_REFUSED, *EVALTRANS_MEASURE_FLAGS})
+    names = list(dict.fromkeys(measures))
+    settings: dict[str, Any] = {}
+    measure_pairs: list[str] = []
+    for pair in pairs:
+        key, value = _split_pair(pair, flags)
+        if key in EVALTRANS_REFUSED:
+            if key == "encoding" and value.strip().lower() in EVALTRANS_ACCEPTED_ENCODINGS:
+                continue
+            raise RunError(f"--option {pair!r}: EvalTrans' {key} {EVALTRANS_REFUSED[key]}")
+        if key == "xml-mode":  # the report is always XML
+            _flag_value(pair, value)
+        elif key in EVALTRANS_MEASURE_SWITCHES:
+            if _flag_value(pair, value) and EVALTRANS_MEASURE_SWITCHES[key] not in names:
+                names.append(EVALTRANS_MEASURE_SWITCHES[key])
+        elif key in ("sentences-in-detail", "include-sentences"):
+            settings[EVALTRANS_RUN_SETTINGS[key]] = _flag_value(pair, value)
+        elif key in EVALTRANS_RUN_SETTINGS:
+            settings[EVALTRANS_RUN_SETTINGS[key]] = value
+        else:
+            measure_pairs.append(pair)
+    options = measure_options_parse(pairs=measure_pairs, measures=names)
+    return BatchOptions(measures=names, options=options, **settings)
 
 
 def measure_options_parse(
     *, pairs: Sequence[str], measures: Sequence[str]
 ) -> dict[str, dict[str, str]]:
-    """Option values per measure from ``--option`` pairs; three spellings are accepted:
+    """Option values per measure from ``--option`` pairs; these spellings are accepted:
 
     * ``MEASURE.KEY=VALUE`` (``cder.pad-rule=both``): one measure;
     * ``MEASURE-KEY=VALUE``, the EvalTrans batch spelling (``cder-pad-rule=both``,
-      ``bleu-ref-length-rule=average``); ``wer-KEY`` sets KEY for every chosen measure of
-      the WER family that has it (``wer-ref-length-rule``: "WER, PER, etc.");
+      ``bleu-ref-length-rule=average``); ``wer-KEY`` and ``nper-KEY`` set KEY on every chosen
+      measure of their group (``EVALTRANS_FAMILIES``). ``nper-max-ngram=M`` is EvalTrans'
+      (1..M)-PER, so it also sets m-PER's min-ngram to 1 unless ``mper.min-ngram`` is given;
     * ``KEY=VALUE`` (``tokenize=13a``, ``substitution-cost-rule=prefix``): every chosen
-      measure that has the option KEY.
+      measure that has the option KEY, except ``max-ngram``, which is BLEU's as in EvalTrans;
+    * the flag ``nper-choose-references-separately`` (bare or ``=true``).
 
     Values stay strings; each measure converts and checks them. Later pairs win.
     """
     result: dict[str, dict[str, str]] = {name: {} for name in measures}
+    implied: dict[str, dict[str, str]] = {name: {} for name in measures}
 
-    def has(name: str, key: str) -> bool:
-        measure = METRICS.get(name)
-        return measure is not None and key in measure.options
+    def chosen_or_refuse(pair: str, name: str) -> None:
+        if name not in result:
+            alias = next(
+                (f" (EvalTrans {a})" for a, n in EVALTRANS_ALIASES.items() if n == name), ""
+            )
+            raise RunError(MEASURE_NOT_CHOSEN.format(pair=pair, name=name, alias=alias))
 
     for pair in pairs:
-        target, separator, value = pair.partition("=")
-        target = target.strip().replace("_", "-")
-        if not separator or not target:
-            raise RunError(BAD_OPTION.format(pair=pair))
+        target, value = _split_pair(pair, EVALTRANS_MEASURE_FLAGS)
         if "." in target:
             name, _, key = target.partition(".")
-            if name not in result:
-                raise RunError(f"--option {pair!r}: measure {name!r} is not chosen")
+            chosen_or_refuse(pair, name)
             result[name][key] = value
             continue
-        prefix, dash, rest = target.partition("-")
-        if dash and (prefix in METRICS or prefix == "wer"):
-            family = EVALTRANS_WER_FAMILY if prefix == "wer" else (prefix,)
-            chosen = [name for name in result if name in family and has(name, rest)]
-            if chosen:
-                for name in chosen:
-                    result[name][rest] = value
-                continue
-            if prefix in METRICS and prefix not in result:
-                raise RunError(f"--option {pair!r}: measure {prefix!r} is not chosen")
-        matched = [name for name in result if has(name, target)]
+        prefix, dash, key = target.partition("-")
+        if dash and prefix in EVALTRANS_FAMILIES:
+            family = EVALTRANS_FAMILIES[prefix]
+            matched = [name for name in result if name in family and _measure_has(name, key)]
+            if not matched:
+                alias = EVALTRANS_ALIASES.get(prefix)
+                if alias and _measure_has(alias, key):
+                    chosen_or_refuse(pair, alias)
+                raise RunError(
+                    FAMILY_MATCHES_NOTHING.format(
+                        pair=pair, prefix=prefix, family=", ".join(family), key=key
+                    )
+                )
+            for name in matched:
+                result[name][key] = value
+            if prefix == "nper" and key == "max-ngram" and "mper" in implied:
+                implied["mper"]["min-ngram"] = "1"
+            continue
+        if dash and prefix in METRICS and _measure_has(prefix, key):
+            chosen_or_refuse(pair, prefix)
+            result[prefix][key] = value
+            continue
+        if target in EVALTRANS_OWNED_KEYS:
+            owner = EVALTRANS_OWNED_KEYS[target]
+            if owner not in result:
+                raise RunError(BLEU_ONLY.format(pair=pair))
+            result[owner][target] = value
+            continue
+        matched = [name for name in result if _measure_has(name, target)]
         if not matched:
-            raise RunError(OPTION_MATCHES_NOTHING.format(pair=pair, key=target))
+            raise RunError(
+                OPTION_MATCHES_NOTHING.format(pair=pair, key=target, owners=_option_owners(target))
+            )
         for name in matched:
             result[name][target] = value
-    return result
+    return {name: {**implied[name], **values} for name, values in result.items()}
+
+
+# --- the command line that reproduces a run ------------------------------------------------
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def evaluate_command_line(
+    *,
+    test_set: TestSet,
+    systems: Sequence[System],
+    measures: Sequence[MeasureChoice],
+    preset: str = "",
+    comment: str = "",
+    chunk_size: int | None = None,
+) -> str:
+    """The ``manage.py evaluate`` call that computes the same run (same signatures).
+
+    Used for runs started on the web, so their report's ``<command-line>`` reproduces them
+    too. Only option values that differ from what ``--preset`` (or the defaults) gives are
+    written, as ``--option MEASURE.KEY=VALUE``.
+    """
+    names = list(dict.fromkeys(choice.name for choice in measures))
+    parts = ["manage.py", "evaluate", "--test-set", test_set.name]
+    parts += ["--test-set-version", str(test_set.version)]
+    parts += ["--systems", ",".join(system.name for system in systems)]
+    parts += ["--measures", ",".join(names)]
+    if preset:
+        parts += ["--preset", preset]
+    baseline = {
+        choice.name: choice.options
+        for choice in measure_choices_resolve(names=names, preset=preset)
+    }
+    for choice in measures:
+        wanted = measure_build(name=choice.name, options=choice.options).values
+        given = measure_build(name=choice.name, options=baseline.get(choice.name, {})).values
+        for key, value in wanted.items():
+            if value != given[key]:
+                parts += ["--option", f"{choice.name}.{key}={_option_text(value)}"]
+    if chunk_size:
+        parts += ["--chunk-size", str(chunk_size)]
+    if comment:
+        parts += ["--comment", comment]
+    return shlex.join(parts)

@@ -14,6 +14,15 @@
   }
 
   // --- progress ----------------------------------------------------------------------------
+  // A measure's computing time (summed over workers) and what its missing segments need.
+  function measureTimes(item, status) {
+    var parts = [];
+    if (item.elapsed_s) parts.push(formatSeconds(item.elapsed_s) + " computing");
+    var active = status === "running" || status === "queued";
+    if (active && item.remaining_s) parts.push("about " + formatSeconds(item.remaining_s) + " left");
+    return parts.join(" · ");
+  }
+
   function renderProgress(card, data) {
     var bar = document.getElementById("overall-bar");
     bar.setAttribute("aria-valuenow", String(Math.round(data.percent)));
@@ -32,6 +41,7 @@
         row.querySelector(".progress-bar span").style.width = item.percent + "%";
         row.querySelector(".count").textContent = item.done + " / " + item.total;
         row.querySelector(".pct").textContent = Math.round(item.percent) + "%";
+        row.querySelector(".times").textContent = measureTimes(item, data.status);
       });
     });
     var status = document.getElementById("run-status");

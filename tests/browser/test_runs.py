@@ -1,13 +1,17 @@
 """An admin starts a run in the browser; the progress bar reaches 100 % and the results table
-shows, with the best score per measure marked. Tasks run eagerly here (test settings); real
-workers are covered by tests/metrics/test_worker_integration.py."""
+shows, with the best score per measure marked; a running run's page follows its progress
+live. Tasks run eagerly here (test settings), and the live test stores chunks itself while the
+page is open; real workers are covered by tests/metrics/test_worker_integration.py."""
 
 from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 
-from tests.metrics.run_helpers import make_test_set
+from metrics import services
+from metrics.models import MetricRun, SegmentStatistics
+from tests.metrics.run_helpers import choices, make_test_set
 
 from .conftest import screenshot
 
@@ -50,3 +54,54 @@ def test_admin_runs_measures_and_sees_results(live_server, page):
     page.click("#results-table tbody tr:first-child td:nth-child(2) a")
     page.wait_for_selector(".sentences-table")
     assert page.locator(".sentences-table tbody tr").count() == 8
+
+
+def test_progress_updates_live_without_reload(live_server, page):
+    """Chunks stored while the page is open move the bars and the per-measure times; the page
+    reloads only once the run is done, to show its results."""
+    User.objects.create_user("boss", password="pw-boss", is_staff=True)
+    test_set = make_test_set("browser-live")
+    run = services.metric_run_create(
+        test_set=test_set,
+        systems=test_set.systems.all(),
+        measures=choices("wer", "per"),
+        chunk_size=4,
+    )
+    MetricRun.objects.filter(pk=run.pk).update(
+        status=MetricRun.Status.RUNNING, started_at=timezone.now()
+    )
+    systems = list(test_set.systems.order_by("name"))
+    page.goto(f"{live_server.url}/")
+    page.fill("#id_username", "boss")
+    page.fill("#id_password", "pw-boss")
+    page.click("form button[type=submit] >> text=Log in")
+    page.goto(f"{live_server.url}{run.get_absolute_url()}")
+    assert page.locator("#overall-count").inner_text() == "0 / 32"
+    page.evaluate("window.stillTheSamePage = true")
+
+    services.metric_chunk_compute(run_id=run.pk, system_id=systems[0].pk, start=0, stop=4)
+    # Tiny chunks take milliseconds: give them a computing time the page shows in seconds.
+    SegmentStatistics.objects.filter(test_set=test_set).update(seconds=3.0)
+    page.wait_for_function(
+        "document.querySelectorAll('tr[data-signature] .times')[1].textContent.length > 0",
+        timeout=10_000,
+    )
+    assert page.locator("#overall-count").inner_text() == "8 / 32"
+    rows = page.locator("tr[data-signature]")
+    assert [rows.nth(n).locator(".count").inner_text() for n in range(2)] == ["4 / 16"] * 2
+    # 3 s for 4 segments; 12 segments missing per measure: 9 s more.
+    assert [rows.nth(n).locator(".times").inner_text() for n in range(2)] == [
+        "3 s computing · about 9 s left"
+    ] * 2
+    assert page.evaluate("window.stillTheSamePage") is True
+    assert page.locator("#overall-bar").get_attribute("aria-valuenow") == "25"
+    screenshot(page, "run-live-progress")
+
+    for system in systems:
+        for start in (0, 4):
+            services.metric_chunk_compute(
+                run_id=run.pk, system_id=system.pk, start=start, stop=start + 4
+            )
+    page.wait_for_selector("#results-table", timeout=15_000)
+    assert page.locator("#run-status").inner_text() == "Done"
+    assert page.evaluate("window.stillTheSamePage === undefined")  # reloaded for the results

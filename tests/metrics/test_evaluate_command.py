@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -125,6 +126,160 @@ def test_failed_run_is_reported_with_its_reason(monkeypatch):
     monkeypatch.setattr("metrics.core.wer.WER.statistics", explode)
     with pytest.raises(CommandError, match="failed: RuntimeError: kernel exploded"):
         evaluate("--test-set", "tiny", "--measures", "wer", "--eager")
+
+
+BASE = ["wer", "per", "cder", "mper", "skipper", "bleu", "nist"]
+
+# Every row of measures spec §15, Tables A.1 (options) and A.2 (flags): the pair as an
+# EvalTrans user writes it, and what it must set (measure options, added measures, run
+# settings). Rows evaltrans refuses are in SECTION_15_REFUSED.
+SECTION_15_MAPPED = [
+    ("output-file=out.xml", {}, {"report": "out.xml"}),
+    ("encoding=utf-8", {}, {}),
+    ("comment=nightly check", {}, {"comment": "nightly check"}),
+    (
+        "wer-ref-length-rule=average",
+        {name: {"ref-length-rule": "average"} for name in ("wer", "per", "cder")},
+        {},
+    ),
+    ("cder-pad-rule=left", {"cder": {"pad-rule": "left"}}, {}),
+    ("cder-coverage-rule=half", {"cder": {"coverage-rule": "half"}}, {}),
+    ("nper-max-ngram=3", {"mper": {"max-ngram": "3", "min-ngram": "1"}}, {}),
+    ("nper-pad-rule=both", {"mper": {"pad-rule": "both"}, "skipper": {"pad-rule": "both"}}, {}),
+    (
+        "nper-ref-length-rule=minimum",
+        {"mper": {"ref-length-rule": "minimum"}, "skipper": {"ref-length-rule": "minimum"}},
+        {},
+    ),
+    ("max-ngram=3", {"bleu": {"max-ngram": "3"}}, {}),
+    ("bleu-pad-rule=both", {"bleu": {"pad-rule": "both"}}, {}),
+    ("bleu-ref-length-rule=average", {"bleu": {"ref-length-rule": "average"}}, {}),
+    ("nist-max-ngram=4", {"nist": {"max-ngram": "4"}}, {}),
+    ("nist-pad-rule=both", {"nist": {"pad-rule": "both"}}, {}),
+    ("nist-ref-length-rule=minimum", {"nist": {"ref-length-rule": "minimum"}}, {}),
+    (
+        "substitution-cost-rule=prefix",
+        {name: {"substitution-cost-rule": "prefix"} for name in ("wer", "per", "cder")},
+        {},
+    ),
+    ("transposition-costs=1,1,1,1,2", {"invwer": {"transposition-costs": "1,1,1,1,2"}}, {}),
+    ("max-bigram-skip=2", {"skipper": {"max-bigram-skip": "2"}}, {}),
+    (
+        "nper-choose-references-separately",
+        {"mper": {"choose-references-separately": "true"}},
+        {},
+    ),
+    ("sentences-in-detail", {}, {"sentences_in_detail": True}),
+    ("include-sentences", {}, {"include_sentences": True}),
+    ("allow-transpositions", {}, {"measures": [*BASE, "invwer"]}),
+    ("allow-long-jumps", {}, {"measures": [*BASE, "ljwer"]}),
+    ("xml-mode", {}, {}),
+]
+SECTION_15_REFUSED = [
+    ("leaving-one-out=BLEU,mWER", "not supported.*import it as a system"),
+    ("extrapolate", "not supported.*judging campaigns"),
+    ("all-ngrams", "not supported.*max-ngram=M"),
+    ("encoding=iso8859-1", "must be utf-8.*import_corpus --encoding"),
+]
+
+
+@pytest.mark.parametrize(("pair", "options", "settings"), SECTION_15_MAPPED)
+def test_every_mapped_evaltrans_row_sets_our_options(pair, options, settings):
+    measures = BASE + (["invwer"] if pair.startswith("transposition") else [])
+    batch = services.batch_options_parse(pairs=[pair], measures=measures)
+    assert {name: values for name, values in batch.options.items() if values} == options
+    assert batch.measures == settings.get("measures", measures)
+    assert batch.report == settings.get("report", "")
+    assert batch.comment == settings.get("comment", "")
+    assert batch.sentences_in_detail == settings.get("sentences_in_detail", False)
+    assert batch.include_sentences == settings.get("include_sentences", False)
+    # Every mapped value is one the measure accepts.
+    for choice in services.measure_choices_resolve(names=batch.measures, options=batch.options):
+        services.measure_build(name=choice.name, options=choice.options)
+
+
+@pytest.mark.parametrize(("pair", "message"), SECTION_15_REFUSED)
+def test_unsupported_evaltrans_rows_are_refused_with_why_and_what_instead(pair, message):
+    with pytest.raises(services.RunError, match=message) as caught:
+        services.batch_options_parse(pairs=[pair], measures=BASE)
+    assert "\n" not in str(caught.value)
+    assert str(caught.value).startswith(f"--option {pair!r}: EvalTrans'")
+
+
+def test_docs_map_every_section_15_row():
+    table = (Path(__file__).resolve().parents[2] / "docs" / "runs.md").read_text()
+    rows = {pair.partition("=")[0] for pair, _, _ in SECTION_15_MAPPED}
+    rows |= {pair.partition("=")[0] for pair, _ in SECTION_15_REFUSED}
+    missing = [row for row in sorted(rows) if f"| `{row}`" not in table]
+    assert not missing
+
+
+def test_evaltrans_options_that_name_no_chosen_measure_say_which():
+    parse = services.batch_options_parse
+    with pytest.raises(
+        services.RunError, match="measure 'mper' \\(EvalTrans nper\\) is not chosen"
+    ):
+        parse(pairs=["nper-max-ngram=3"], measures=["wer"])
+    with pytest.raises(services.RunError, match="max-ngram is BLEU's.*nist-max-ngram"):
+        parse(pairs=["max-ngram=3"], measures=["nist", "mper"])
+    with pytest.raises(services.RunError, match="wer- options \\(wer, per, msder"):
+        parse(pairs=["wer-ref-length-rule=average"], measures=["bleu"])
+    with pytest.raises(services.RunError, match="measures with it: skipper"):
+        parse(pairs=["max-bigram-skip=2"], measures=["wer"])
+    with pytest.raises(services.RunError, match="expected true or false"):
+        parse(pairs=["allow-long-jumps=maybe"], measures=["wer"])
+    # An explicit min-ngram wins over the (1..M) that nper-max-ngram implies, in any order.
+    options = parse(pairs=["mper.min-ngram=2", "nper-max-ngram=4"], measures=["mper"]).options
+    assert options == {"mper": {"min-ngram": "2", "max-ngram": "4"}}
+
+
+def test_evaltrans_batch_options_run_end_to_end(tmp_path):
+    make_test_set("tiny")
+    report = tmp_path / "report.xml"
+    evaluate(
+        "--test-set",
+        "tiny",
+        "--measures",
+        "wer,mper",
+        "--eager",
+        "--option",
+        "nper-max-ngram=3",
+        "--option",
+        "nper-pad-rule=none",
+        "--option",
+        f"output-file={report}",
+        "--option",
+        "allow-long-jumps",
+        "--option",
+        "sentences-in-detail",
+        "--option",
+        "comment=from EvalTrans",
+    )
+    root = ET.parse(report).getroot()
+    assert root.findtext("comment") == "from EvalTrans"
+    assert root.find("evaluation-options/nper-options/pad-rule").text == "none"
+    nper = root.find("evaluation/nper")
+    assert [gram.get("n") for gram in nper.findall("n-gram")] == ["1", "2", "3"]
+    assert root.find("evaluation/ljwer/error-rate") is not None
+    assert len(root.findall("candidate-evaluation/candidate")) == 2 * len(REFERENCES)
+    assert f"output-file={report}" in root.findtext("files/command-line")
+
+
+def test_report_given_twice_differently_is_refused(tmp_path):
+    make_test_set("tiny")
+    with pytest.raises(CommandError, match="--report .* and --option output-file=.* disagree"):
+        evaluate(
+            "--test-set",
+            "tiny",
+            "--measures",
+            "wer",
+            "--eager",
+            "--report",
+            str(tmp_path / "a.xml"),
+            "--option",
+            f"output-file={tmp_path / 'b.xml'}",
+        )
+    assert MetricRun.objects.count() == 0
 
 
 def test_option_parsing_rules():

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from unittest import mock
 
 import numpy as np
 import pytest
+from django.db import transaction
+from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from metrics import services
@@ -290,3 +293,157 @@ def test_chunks_cover_every_segment_once_without_a_tiny_tail(segments, size, exp
     layout = chunk_layout(segments, size)
     assert layout == expected
     assert [i for start, stop in layout for i in range(start, stop)] == list(range(segments))
+
+
+# --- per-measure times in the progress -----------------------------------------------------
+
+
+def store_chunk(run, system, signature, measure, span, seconds, created):
+    start, stop = span
+    SegmentStatistics.objects.create(
+        test_set=run.test_set,
+        system=system,
+        signature=signature,
+        measure=measure,
+        start=start,
+        stop=stop,
+        stat_names=["distance", "ref_length"],
+        stats=[[0.0, 1.0]] * (stop - start),
+        sentence_scores=[0.0] * (stop - start),
+        seconds=seconds,
+        created_at=created,
+    )
+
+
+def test_progress_gives_each_measure_its_computing_time():
+    """Elapsed counts chunks stored since the run started; the remaining time extrapolates
+    the seconds per segment of every stored chunk (reused ones too) to the missing ones."""
+    test_set = make_test_set()
+    run = services.metric_run_create(
+        test_set=test_set,
+        systems=test_set.systems.all(),
+        measures=choices("wer", "per", "cder"),
+        chunk_size=4,
+    )
+    started = timezone.now() - timedelta(minutes=10)
+    MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, started_at=started)
+    run.refresh_from_db()
+    wer, per, _ = run.measures.all()
+    system = test_set.systems.get(name="sys-a")
+    store_chunk(run, system, wer.signature, "wer", (0, 4), 2.0, started - timedelta(hours=1))
+    store_chunk(run, system, wer.signature, "wer", (4, 8), 6.0, started + timedelta(seconds=10))
+    store_chunk(run, system, per.signature, "per", (0, 4), 1.0, started + timedelta(seconds=5))
+    # A chunk of another layout is not part of this run's progress.
+    store_chunk(run, system, per.signature, "per", (0, 3), 50.0, started)
+
+    measures = run_progress(run=run).as_dict()["measures"]
+    times = [(m["done"], m["total"], m["elapsed_s"], m["remaining_s"]) for m in measures]
+    assert times == [
+        (8, 16, 6.0, 8.0),  # (2 + 6) s / 8 segments x 8 missing
+        (4, 16, 1.0, 3.0),  # 1 s / 4 segments x 12 missing
+        (0, 16, 0.0, None),  # nothing stored yet: no estimate
+    ]
+    MetricRun.objects.filter(pk=run.pk).update(status=Status.FAILED)
+    run.refresh_from_db()
+    assert [m.remaining_s for m in run_progress(run=run).measures] == [None, None, None]
+    MetricRun.objects.filter(pk=run.pk).update(status=Status.DONE)
+    run.refresh_from_db()
+    progress = run_progress(run=run)
+    assert [(m.elapsed_s, m.remaining_s) for m in progress.measures] == [
+        (6.0, 0.0),
+        (1.0, 0.0),
+        (0.0, 0.0),
+    ]
+
+
+# --- the broker is checked before the commit -----------------------------------------------
+
+
+@pytest.fixture
+def real_broker(tmp_path):
+    """The Celery app with a broker instead of eager mode; ``configure`` points it elsewhere."""
+    import kombu.pools
+
+    from evaltrans.celery import app
+
+    keys = ("task_always_eager", "broker_url", "broker_write_url", "broker_transport_options")
+    saved = {key: app.conf[key] for key in keys}
+
+    def configure(url: str = "filesystem://", folder=None) -> None:
+        folder = folder or tmp_path / "broker"
+        app.conf.update(
+            task_always_eager=False,
+            broker_url=url,
+            broker_write_url=None,
+            broker_transport_options={
+                "data_folder_in": str(folder),
+                "data_folder_out": str(folder),
+                "control_folder": str(tmp_path / "control"),
+                "processed_folder": str(tmp_path / "processed"),
+            },
+        )
+
+    def forget_connections() -> None:
+        # Producer pools are keyed by broker URL, and every filesystem broker is "filesystem://":
+        # without this, messages would go to the folders of a pool made earlier.
+        app._pool = None
+        app.amqp._producer_pool = None
+        kombu.pools.reset()
+
+    forget_connections()
+    yield configure
+    app.conf.update(saved)
+    forget_connections()
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("filesystem://", "broker folder .* is not a writable folder"),
+        ("redis://127.0.0.1:1/0", "cannot be reached"),  # nothing listens on port 1
+    ],
+)
+def test_broker_down_is_reported_inside_an_outer_transaction(real_broker, tmp_path, url, message):
+    test_set = make_test_set()
+    real_broker(url, folder=tmp_path / "missing")
+    with transaction.atomic():
+        run = services.metric_run_create(
+            test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
+        )
+        with pytest.raises(services.BrokerUnavailable, match=message) as caught:
+            services.metric_run_dispatch(run=run)
+        assert caught.value.run == run
+    run.refresh_from_db()
+    assert run.status == Status.QUEUED and run.dispatched_at is None
+    assert run_progress(run=run).waiting_for_broker
+
+
+def test_broker_up_sends_the_plan_task_when_the_transaction_commits(
+    real_broker, tmp_path, django_capture_on_commit_callbacks
+):
+    test_set = make_test_set()
+    folder = tmp_path / "queue"
+    for path in (folder, tmp_path / "control", tmp_path / "processed"):
+        path.mkdir()
+    real_broker(folder=folder)
+    with django_capture_on_commit_callbacks(execute=True):
+        with transaction.atomic():
+            run = services.metric_run_start(
+                test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
+            )
+            assert not list(folder.iterdir())  # nothing is sent before the commit
+    assert len(list(folder.iterdir())) == 1
+    run.refresh_from_db()
+    assert run.dispatched_at is not None and not run_progress(run=run).waiting_for_broker
+
+    # A send that fails at commit time after the check passed: the run page says so.
+    refused = KombuOperationalError("connection reset")
+    with mock.patch("metrics.tasks.metric_run_plan_task.apply_async", side_effect=refused):
+        with django_capture_on_commit_callbacks(execute=True):
+            with transaction.atomic():
+                late = services.metric_run_start(
+                    test_set=test_set, systems=test_set.systems.all(), measures=choices("per")
+                )
+    late.refresh_from_db()
+    assert late.status == Status.QUEUED and late.dispatched_at is None
+    assert run_progress(run=late).waiting_for_broker

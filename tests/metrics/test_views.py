@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shlex
 import xml.etree.ElementTree as ET
 from unittest import mock
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 from django.urls import reverse
 from kombu.exceptions import OperationalError as KombuOperationalError
 
@@ -201,3 +203,51 @@ def test_results_page_queries_do_not_grow_with_systems(
     run = finished_run(make_test_set(outputs=outputs), "wer", "per")
     with django_assert_max_num_queries(20):
         assert viewer_client.get(run.get_absolute_url()).status_code == 200
+
+
+def test_web_run_stores_the_evaluate_command_that_reproduces_it(admin_client):
+    """The stored command line, run through ``evaluate``, asks for the same signatures."""
+    test_set = make_test_set()
+    system = test_set.systems.get(name="sys-b")
+    admin_client.post(
+        reverse("metrics:run_create"),
+        {
+            "test_set": test_set.pk,
+            "systems": [system.pk],
+            "measures": ["wer", "cder", "bleu"],
+            "opt__wer__ref-length-rule": "average",
+            "opt__wer__tokenize": "mteval-contractions",
+            "opt__cder__pad-rule": "none",
+            "opt__bleu__smoothing": "bleu-s",
+            "comment": "from the web",
+        },
+    )
+    web = MetricRun.objects.get()
+    words = shlex.split(web.command_line)
+    assert words[:2] == ["manage.py", "evaluate"]
+    assert "--comment" in words and "from the web" in words
+    out = io.StringIO()
+    call_command(*words[1:], "--eager", "--json", stdout=out, stderr=io.StringIO())
+    payload = json.loads(out.getvalue())
+    assert [m["signature"] for m in payload["measures"]] == list(
+        web.measures.values_list("signature", flat=True)
+    )
+    assert [s["name"] for s in payload["systems"]] == ["sys-b"]
+    again = MetricRun.objects.exclude(pk=web.pk).get()
+    assert again.planned_tasks == 0  # every signature was stored by the web run
+
+
+def test_preset_runs_store_the_preset_in_their_command_line(admin_client):
+    test_set = make_test_set()
+    admin_client.post(
+        reverse("metrics:run_create"),
+        {
+            "test_set": test_set.pk,
+            "systems": list(test_set.systems.values_list("pk", flat=True)),
+            "preset": "wmt",
+        },
+    )
+    words = shlex.split(MetricRun.objects.get().command_line)
+    assert words[words.index("--preset") + 1] == "wmt"
+    assert set(words[words.index("--measures") + 1].split(",")) == {"bleu", "chrf", "ter"}
+    assert "--option" not in words

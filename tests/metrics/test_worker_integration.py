@@ -145,8 +145,8 @@ class Site:
             raise AssertionError(f"manage.py {' '.join(args)} failed:\n{result.stderr}")
         return result
 
-    def shell(self, code: str) -> str:
-        return self.manage("shell", "-v", "0", "-c", code, timeout=60).stdout.strip()
+    def shell(self, code: str, **env: str) -> str:
+        return self.manage("shell", "-v", "0", "-c", code, timeout=60, **env).stdout.strip()
 
     def start_worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
         log = self.root / f"{name}.log"
@@ -273,26 +273,33 @@ def test_run_through_real_workers_equals_core(site, tmp_path):
     site.kill(worker, signal.SIGTERM)
 
 
+def stored_scores(site: Site, test_set: str) -> dict[str, float]:
+    """Stored system scores of a test set, keyed "system measure", exactly as stored."""
+    return json.loads(
+        site.shell(
+            "import json; from metrics.models import SystemScore as S;"
+            "print(json.dumps({f'{s.system.name} {s.measure}': s.score for s in "
+            f"S.objects.filter(test_set__name='{test_set}')}}))"
+        )
+    )
+
+
 def test_worker_killed_mid_run_completes_with_identical_scores(site, tmp_path):
-    """SIGKILL in the middle of a run; a new worker finishes it; nothing is stored twice."""
+    """SIGKILL in the middle of a run; a new worker finishes it; nothing is stored twice; the
+    scores are exactly those of the same run left alone."""
     files = synthetic_corpus(tmp_path, segments=600, systems=3, seed=2)
+    arguments = ["--measures", "cder,ter", "--chunk-size", "60", "--json", "--timeout", "240"]
+    # The same references and systems; another source text, so the import stores a new test set.
+    alone = {**files, "src": tmp_path / "src-alone.txt"}
+    alone["src"].write_text(
+        files["src"].read_text(encoding="utf-8").replace("source", "src"), encoding="utf-8"
+    )
+    site.import_corpus("uninterrupted", alone)
     site.import_corpus("killed", files)
     first = site.start_worker("first")
+    site.manage("evaluate", "--test-set", "uninterrupted", *arguments, timeout=300)
     evaluate = subprocess.Popen(
-        [
-            PYTHON,
-            "manage.py",
-            "evaluate",
-            "--test-set",
-            "killed",
-            "--measures",
-            "cder,ter",
-            "--chunk-size",
-            "60",
-            "--json",
-            "--timeout",
-            "240",
-        ],
+        [PYTHON, "manage.py", "evaluate", "--test-set", "killed", *arguments],
         cwd=PROJECT,
         env=site.env,
         stdout=subprocess.PIPE,
@@ -322,9 +329,14 @@ def test_worker_killed_mid_run_completes_with_identical_scores(site, tmp_path):
             os.killpg(evaluate.pid, signal.SIGKILL)
             evaluate.wait(timeout=10)
     assert evaluate.returncode == 0, err
+    killed, uninterrupted = stored_scores(site, "killed"), stored_scores(site, "uninterrupted")
+    assert len(killed) == 3 * 2
+    assert killed == uninterrupted  # exactly, not approximately
     scores = scores_of(out)
     for measure in ("cder", "ter"):
-        assert scores[measure] == pytest.approx(core_scores(files, measure), abs=1e-9)
+        assert scores[measure] == {
+            name: uninterrupted[f"{name} {measure}"] for name in scores[measure]
+        }
     counts = json.loads(
         site.shell(
             "import json; from metrics.models import SegmentStatistics as S;"
@@ -337,9 +349,55 @@ def test_worker_killed_mid_run_completes_with_identical_scores(site, tmp_path):
     assert counts == [2 * total_chunks, 0]  # every chunk of both measures, none twice
 
 
+# Pages fetched with Django's test client while the broker is down: a judge's screen, the
+# test set's page and the stored results of a finished run. Prints {name: [status, check]}.
+PAGES_WITHOUT_BROKER = """
+import json
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+from evaltrans.corpora.models import TestSet
+from metrics.models import MetricRun
+test_set = TestSet.objects.get(name="outage")
+judge = User.objects.get(username="outage-judge")
+admin = User.objects.get(username="outage-admin")
+assignment = judge.judging_assignments.get()
+done = MetricRun.objects.get(test_set=test_set, status="done")
+judge_client = Client(HTTP_HOST="localhost")
+judge_client.force_login(judge)
+admin_client = Client(HTTP_HOST="localhost")
+admin_client.force_login(admin)
+screen = judge_client.get(reverse("judging:judge_next", args=[assignment.pk]), follow=True)
+corpus = admin_client.get(test_set.get_absolute_url())
+results = admin_client.get(done.get_absolute_url())
+csv = admin_client.get(reverse("metrics:run_download", args=[done.pk, "csv"]))
+print(json.dumps({
+    "judging": [screen.status_code, "/screens/1/" in screen.redirect_chain[-1][0]],
+    "test set": [corpus.status_code, "outage" in corpus.content.decode()],
+    "results": [results.status_code, 'id="results-table"' in results.content.decode()],
+    "csv": [csv.status_code, csv.content.decode().count("\\n") == 1 + 2],
+}))
+"""
+SETUP_JUDGING = """
+from django.contrib.auth.models import Group, User
+from evaltrans.corpora.models import TestSet
+from evaltrans.roles import JUDGES_GROUP
+from judging.services import campaign_create
+test_set = TestSet.objects.get(name="outage")
+judge = User.objects.create_user("outage-judge", password="pw-outage-judge")
+judge.groups.add(Group.objects.get_or_create(name=JUDGES_GROUP)[0])
+User.objects.create_user("outage-admin", password="pw-outage-admin", is_staff=True)
+campaign_create(name="outage", test_set=test_set, systems=list(test_set.systems.all()),
+                judges=[judge], judges_per_item=1, repeat_share=0.0, segment_sample=4, seed=1)
+"""
+
+
 def test_broker_down_says_so_and_run_proceeds_when_it_returns(site, tmp_path):
     files = synthetic_corpus(tmp_path, segments=120, systems=2, seed=3)
     site.import_corpus("outage", files)
+    # Before the outage: stored results of a finished run, and a judging campaign.
+    site.manage("evaluate", "--test-set", "outage", "--measures", "per", "--eager")
+    site.shell(SETUP_JUDGING)
     if site.redis_url:
         down = {"CELERY_BROKER_URL": "redis://127.0.0.1:1/0"}  # nothing listens on port 1
         restore = None
@@ -366,10 +424,9 @@ def test_broker_down_says_so_and_run_proceeds_when_it_returns(site, tmp_path):
     )
     assert result.returncode != 0
     assert "cannot be reached" in result.stderr and "queued" in result.stderr
-    # Browsing keeps working without the broker.
-    assert "outage" in site.shell(
-        "from evaltrans.corpora.models import TestSet; print([t.name for t in TestSet.objects.all()])"
-    )
+    # Judging, browsing and stored results keep working without the broker.
+    pages = json.loads(site.shell(PAGES_WITHOUT_BROKER, **down))
+    assert pages == {name: [200, True] for name in ("judging", "test set", "results", "csv")}
     if restore:
         restore()
     site.start_worker("after-outage")
@@ -378,7 +435,8 @@ def test_broker_down_says_so_and_run_proceeds_when_it_returns(site, tmp_path):
         return (
             site.shell(
                 "from metrics.models import MetricRun;"
-                "print(MetricRun.objects.filter(test_set__name='outage').get().status)"
+                "print(MetricRun.objects.filter(test_set__name='outage', measures__measure='wer')"
+                ".get().status)"
             )
             == "done"
         )

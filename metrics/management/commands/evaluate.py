@@ -54,6 +54,23 @@ def _command_line(options: dict[str, Any], version: int, systems: list[str]) -> 
     return shlex.join(parts)
 
 
+def _merge_batch_settings(options: dict[str, Any], batch: services.BatchOptions) -> None:
+    """Run settings given as EvalTrans options (``output-file``, ``comment``, flags)."""
+    given_as = (("report", "output-file", batch.report), ("comment", "comment", batch.comment))
+    for key, evaltrans_key, given in given_as:
+        if not given:
+            continue
+        current = options[key]
+        if current and str(current) != given:
+            raise CommandError(
+                f"--{key} {str(current)!r} and --option {evaltrans_key}={given!r} disagree; "
+                "give one of them"
+            )
+        options[key] = Path(given) if key == "report" else given
+    options["sentences_in_detail"] = options["sentences_in_detail"] or batch.sentences_in_detail
+    options["include_sentences"] = options["include_sentences"] or batch.include_sentences
+
+
 @contextmanager
 def _eager() -> Any:
     """Run the Celery tasks inside this process (the tasks are the same)."""
@@ -94,7 +111,9 @@ class Command(BaseCommand):
             default=[],
             metavar="MEASURE.KEY=VALUE",
             help="A measure option; also KEY=VALUE for every chosen measure having KEY, and "
-            "EvalTrans spellings such as cder-pad-rule=both or wer-ref-length-rule=average.",
+            "the EvalTrans batch options of measures spec §15 (cder-pad-rule=both, "
+            "wer-ref-length-rule=average, nper-max-ngram=3, output-file=FILE, "
+            "allow-long-jumps, ...; see docs/runs.md).",
         )
         parser.add_argument("--report", type=Path, help="Write the EvalTrans XML report here.")
         parser.add_argument(
@@ -142,9 +161,10 @@ class Command(BaseCommand):
             names = _split(options["measures"])
             if not names and options["preset"]:
                 names = [c.name for c in services.preset_measures(preset=options["preset"])]
-            parsed = services.measure_options_parse(pairs=options["option"], measures=names)
+            batch = services.batch_options_parse(pairs=options["option"], measures=names)
+            _merge_batch_settings(options, batch)
             choices = services.measure_choices_resolve(
-                names=names, preset=options["preset"], options=parsed
+                names=batch.measures, preset=options["preset"], options=batch.options
             )
             command_line = _command_line(options, test_set.version, [s.name for s in systems])
             start = dict(
