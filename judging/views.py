@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from evaltrans.corpora.models import TestSet
 from evaltrans.roles import admin_required
+from evaltrans.spreadsheets import spreadsheet_safe
 
 from .forms import CampaignForm, ScreenForm
 from .models import Assignment, Campaign
@@ -57,9 +58,6 @@ EXPORT_COLUMNS = [
 # Silence after which the judging page stops its clock (input activity); settings may change
 # it through JUDGING_IDLE_MS.
 DEFAULT_IDLE_MS = 30_000
-
-# A cell starting with one of these runs as a formula in spreadsheets (OWASP "CSV injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
@@ -161,7 +159,7 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(
-            {column: _spreadsheet_safe(value) for column, value in row.items()}
+            {column: spreadsheet_safe(value) for column, value in row.items()}
             for row in campaign_judgment_rows(campaign=campaign)
         )
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
@@ -179,14 +177,6 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
     if export_format == "evaltrans-xml":
         return _evaltrans_xml_response(campaign, stem)
     raise Http404("unknown export format")
-
-
-def _spreadsheet_safe(value: object) -> object:
-    """A text cell that a spreadsheet would run as a formula, prefixed with ``'`` so it shows as
-    text. Only the CSV export does this: JSON and XML keep MT output exactly as written."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def _campaign_record(campaign: Campaign) -> dict:

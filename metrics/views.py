@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from evaltrans.corpora.models import TestSet
 from evaltrans.corpora.selectors import SEGMENTS_PER_PAGE, testset_list
 from evaltrans.roles import admin_required, browser_required
+from evaltrans.spreadsheets import spreadsheet_safe
 from metrics.core.presets import PRESETS
 
 from . import selectors, services
@@ -195,16 +196,10 @@ def run_download(request: HttpRequest, pk: int, file_format: str) -> HttpRespons
             writer = csv.DictWriter(buffer, fieldnames=fields)
             writer.writeheader()
             for record in records:
-                # A leading =, +, - or @ would run as a formula in spreadsheets.
-                record["system"] = _spreadsheet_safe(record["system"])
-                writer.writerow(record)
+                writer.writerow({key: spreadsheet_safe(value) for key, value in record.items()})
             response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
             filename = f"{stem}.csv"
         else:
             raise Http404("unknown format")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
-
-
-def _spreadsheet_safe(text: str) -> str:
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@") else text
