@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import PurePath
 from typing import Any
 
@@ -21,6 +22,16 @@ FORMAT_HELP = {
 }
 TOO_LARGE = "{name} is {size:,} bytes; the limit is {limit:,} bytes."
 SYSTEM_NAME_COUNT = "{names} system names for {files} system files."
+
+
+def check_upload_sizes(uploads: Iterable[UploadedFile | None]) -> None:
+    """Refuse any upload above ``CORPUS_UPLOAD_MAX_BYTES``, naming the file."""
+    limit = settings.CORPUS_UPLOAD_MAX_BYTES
+    for upload in uploads:
+        if upload is not None and upload.size is not None and upload.size > limit:
+            raise forms.ValidationError(
+                TOO_LARGE.format(name=upload.name, size=upload.size, limit=limit)
+            )
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -86,12 +97,7 @@ class CorpusImportForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        limit = settings.CORPUS_UPLOAD_MAX_BYTES
-        for upload in self._uploads(cleaned):
-            if upload.size is not None and upload.size > limit:
-                raise forms.ValidationError(
-                    TOO_LARGE.format(name=upload.name, size=upload.size, limit=limit)
-                )
+        check_upload_sizes(self._uploads(cleaned))
         names = [
             name.strip() for name in cleaned.get("system_names", "").split(",") if name.strip()
         ]

@@ -47,7 +47,7 @@ NAME_IS_CAMPAIGN = (
 )
 UNKNOWN_FORMAT = "unknown judgments format {format!r} (known: {known})"
 FILE_REQUIRED = "{format} needs a FILE"
-JUDGE_STATS_ONLY_DA = "--judge-stats belongs to wmt-da-csv only"
+JUDGE_STATS_ONLY_DA = "a judge-stats file (--judge-stats) belongs to wmt-da-csv only"
 NO_RECORDS = "{file}: no judgments found; nothing was imported"
 DA_NOT_ATTACHABLE = (
     "{file}: WMT DA rows carry no source text, so their segment ids cannot be checked against it"

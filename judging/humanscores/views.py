@@ -1,7 +1,9 @@
-"""Human-score pages: judgment sets and campaigns, the judge-bias, agreement and ranking panels.
+"""Human-score pages: judgment sets and campaigns, the judge-bias, agreement and ranking panels,
+and the judgments import.
 
 Thin views: a selector gives plain data, ``charts`` turns it into figures. Admins and viewers
-only (``browser_required``); judges get 403, as they must not see others' scores.
+only (``browser_required``); judges get 403, as they must not see others' scores. Importing is
+for admins only (``admin_required``).
 """
 
 from __future__ import annotations
@@ -9,18 +11,23 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.http import require_http_methods
 
+from evaltrans.corpora.formats.base import CorpusFormatError
 from evaltrans.corpora.models import Segment
 from evaltrans.corpora.selectors import SEGMENTS_PER_PAGE
-from evaltrans.roles import browser_required
+from evaltrans.roles import admin_required, browser_required
 from judging.models import Campaign
 from metrics.core.human_scores import HumanScoresError
 
 from . import charts
+from .forms import JudgmentImportForm
 from .models import JudgmentSet
 from .selectors import (
     SOURCE_KINDS,
@@ -32,6 +39,7 @@ from .selectors import (
     judge_judgments,
     ranking_panel,
 )
+from .services import JudgmentImportError, judgmentset_import_file
 
 VIEWS = ("raw", "normalized")
 JUDGMENTS_PER_PAGE = 100
@@ -66,6 +74,35 @@ def _context(request: HttpRequest, source: HumanSource, tab: str, aspects: list[
 @browser_required
 def source_list(request: HttpRequest) -> HttpResponse:
     return render(request, "humanscores/source_list.html", {"sources": human_source_list()})
+
+
+@admin_required
+@require_http_methods(["GET", "POST"])
+def judgment_set_import(request: HttpRequest) -> HttpResponse:
+    form = JudgmentImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = judgmentset_import_file(
+                import_format=form.cleaned_data["format"],
+                file=form.judgments_file(),
+                name=form.cleaned_data["name"],
+                test_set=form.cleaned_data["test_set"],
+                judge_stats=form.judge_stats_file(),
+                user=request.user,
+            )
+        except (CorpusFormatError, JudgmentImportError) as error:
+            form.add_error(None, str(error))
+        else:
+            # The summary ends with the attachment note: a warning when the test set asked
+            # for was refused, as the import command prints it; the panels style it as their
+            # notices.
+            if result.attachment_refused:
+                messages.warning(request, result.summary)
+            else:
+                messages.success(request, result.summary)
+            return redirect(result.judgment_set)
+    context = {"form": form, "max_bytes": settings.CORPUS_UPLOAD_MAX_BYTES}
+    return render(request, "humanscores/import.html", context)
 
 
 @browser_required
