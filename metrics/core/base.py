@@ -24,10 +24,13 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+
+from .preprocessing import preprocess, preprocess_many
 
 VERSION = "1.0"
 """Implementation version, part of every signature: bump it when a number changes."""
@@ -151,6 +154,8 @@ class Measure(abc.ABC):
     description: ClassVar[str] = ""
     options: ClassVar[Mapping[str, Option]] = {}
     higher_is_better: ClassVar[bool] = False
+    needs_references: ClassVar[bool] = True
+    """False for measures of the candidate text alone (``asw``): no ``--ref`` needed."""
     stat_names: ClassVar[tuple[str, ...]] = ()
     """Names of the statistics columns, for storage and reports (may be set per instance)."""
 
@@ -199,9 +204,7 @@ class Measure(abc.ABC):
 
     # -- conveniences built on the hooks ------------------------------------------
 
-    def corpus_score(
-        self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]
-    ) -> Score:
+    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> Score:
         check_lengths(hypotheses, references)
         stats = self.statistics(hypotheses, references, self.context(references))
         return self.aggregate(stats, n_refs=max((len(r) for r in references), default=0))
@@ -219,8 +222,32 @@ class Measure(abc.ABC):
             "name": cls.name,
             "description": cls.description,
             "higher_is_better": cls.higher_is_better,
+            "needs_references": cls.needs_references,
             "options": {key: option.describe() for key, option in cls.options.items()},
         }
+
+
+class TextMeasure(Measure):
+    """A measure whose ``tokenize`` and ``lowercase`` options preprocess every text.
+
+    Tokenize whole systems and test sets with :meth:`tokens_many` and :meth:`segment_tokens`:
+    the batch tokenizers run each rule once over all uncached sentences, which is much faster
+    than sentence by sentence, and the tokens are the same (``preprocess_many``).
+    """
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """The preprocessed tokens of one sentence under this measure's options."""
+        return preprocess(text, self.values["tokenize"], self.values["lowercase"])
+
+    def tokens_many(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
+        """:meth:`tokens` of many sentences, tokenized in one batch."""
+        return preprocess_many(texts, self.values["tokenize"], self.values["lowercase"])
+
+    def segment_tokens(self, segments: Sequence[Sequence[str]]) -> list[list[tuple[str, ...]]]:
+        """Tokens of every text of every segment (e.g. the references), in one batch."""
+        flat = self.tokens_many([text for segment in segments for text in segment])
+        remaining = iter(flat)
+        return [list(islice(remaining, len(segment))) for segment in segments]
 
 
 def check_lengths(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:

@@ -21,15 +21,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from .base import Measure, MeasureError, Option, Score, Statistics
+from .base import MeasureError, Option, Score, Statistics, TextMeasure
+from .complexity import (
+    COMPLEXITY_FACTOR,
+    check_complexity_factor,
+    complexity_details,
+    complexity_factor_option,
+    normalized_by_complexity,
+)
 from .ngrams import Candidates, NgramSpace, ReferenceCounts, resolve_references
-from .preprocessing import PAD_RULES, TOKENIZERS, preprocess, preprocess_many
+from .preprocessing import PAD_RULES, TOKENIZERS
 from .reflength import BLEU_RULES, bleu_reference_length
 
 SACREBLEU_METHODS = ("exp", "floor", "add-k")
@@ -173,7 +179,7 @@ def thesis_bleu(
     return BleuParts(bp * unpenalized, unpenalized, bp, precisions)
 
 
-class BLEU(Measure):
+class BLEU(TextMeasure):
     """BLEU and its smoothed variants; higher is better, in percent (0–100)."""
 
     name: ClassVar[str] = "bleu"
@@ -213,6 +219,7 @@ class BLEU(Measure):
             short="reflen",
             help="Reference length (Table A.4); minimumNearest is sacreBLEU's closest.",
         ),
+        COMPLEXITY_FACTOR: complexity_factor_option("bleu"),
     }
 
     def __init__(self, **values: Any) -> None:
@@ -228,21 +235,14 @@ class BLEU(Measure):
     def validate(self) -> None:
         if self.values["smooth-value"] and self.values["smoothing"] not in SMOOTH_DEFAULTS:
             raise MeasureError("option smooth-value: only floor and add-k take a value")
+        check_complexity_factor(self)
 
     # -- the pipeline -------------------------------------------------------------
 
-    def tokens(self, text: str) -> tuple[str, ...]:
-        return preprocess(text, self.values["tokenize"], self.values["lowercase"])
-
-    def tokens_many(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
-        """Tokens of many sentences; tokenizing a whole system at once is much faster."""
-        return preprocess_many(texts, self.values["tokenize"], self.values["lowercase"])
-
     def context(self, references: Sequence[Sequence[str]]) -> ReferenceCounts:
         """Every reference of the test set, tokenized, numbered and counted once."""
-        flat = self.tokens_many([text for segment in references for text in segment])
-        remaining = iter(flat)
-        tokens = [list(islice(remaining, len(segment))) for segment in references]
+        tokens = self.segment_tokens(references)
+        flat = [reference for segment in tokens for reference in segment]
         space = NgramSpace(flat, self.max_order, self.max_order - 1)
         orders = range(1, self.max_order + 1)
         return ReferenceCounts(space, references, tokens, orders, self.values["pad-rule"])
@@ -293,9 +293,10 @@ class BLEU(Measure):
         hyp_len, ref_len = float(row[0]), float(row[1])
         return Score(
             self.name,
-            parts.score,
+            normalized_by_complexity(self, parts.score),
             self.signature(n_refs),
             {
+                **complexity_details(self, parts.score),
                 "score_unpenalized": parts.unpenalized,
                 "brevity_penalty": parts.brevity_penalty,
                 "precisions": parts.precisions,
@@ -308,7 +309,9 @@ class BLEU(Measure):
         )
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
-        return np.array([self.parts(row, sentence=True).score for row in stats])
+        return np.array(
+            [normalized_by_complexity(self, self.parts(row, sentence=True).score) for row in stats]
+        )
 
 
 def reference_lengths(

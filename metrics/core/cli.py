@@ -5,7 +5,9 @@
     python -m metrics.core list
 
 ``score`` prints one JSON object ``{"measure", "signature", "score", "sentences"}``
-(``sentences`` only with ``--sentences``; undefined scores are null). ``--preset`` applies
+(``sentences`` only with ``--sentences``; undefined scores are null), plus the keys of
+:data:`REPORTED_DETAILS` where the measure reports them. ``--ref`` is needed by every
+measure except those of the candidate text alone (``asw``). ``--preset`` applies
 ``PRESETS[name][measure]`` first; explicit ``--option`` values win. Every usage or input
 problem exits with status 2 and one line on stderr.
 """
@@ -25,6 +27,10 @@ from .presets import PRESETS
 
 USAGE_ERROR = 2
 
+REPORTED_DETAILS = ("approximated_segments", "complexity_factor")
+"""Corpus details printed as extra keys when present: how many segments got a bound instead
+of the exact distance (LJWER, INVWER), and the translation complexity factor C."""
+
 
 class UsageError(Exception):
     """A problem with the command line or the input files; the message is printed as is."""
@@ -40,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     score = commands.add_parser("score", help="score a hypothesis file against references")
     score.add_argument("--measure", required=True, help="measure name (see `list`)")
-    score.add_argument("--ref", required=True, action="append", help="reference file (repeat)")
+    score.add_argument(
+        "--ref", action="append", default=[], help="reference file (repeat; not for asw)"
+    )
     score.add_argument("--hyp", required=True, help="hypothesis file")
     score.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     score.add_argument("--preset", help="named option preset (metrics.core.presets)")
@@ -55,7 +63,9 @@ def read_lines(path: str) -> list[str]:
         with open(path, encoding="utf-8", newline="") as handle:
             text = handle.read()
     except UnicodeDecodeError as error:
-        raise UsageError(f"{path}: not valid UTF-8 ({error.reason} at byte {error.start})") from None
+        raise UsageError(
+            f"{path}: not valid UTF-8 ({error.reason} at byte {error.start})"
+        ) from None
     except OSError as error:
         raise UsageError(f"{path}: cannot read ({error.strerror or error})") from None
     if text.endswith("\n"):
@@ -84,14 +94,14 @@ def _json_number(value: float) -> float | None:
 
 def score_command(args: argparse.Namespace) -> dict[str, Any]:
     measure = get_metric(args.measure)(**measure_options(args.measure, args.preset, args.option))
+    if not args.ref and measure.needs_references:
+        raise UsageError(f"measure {measure.name} needs at least one --ref file")
     hypotheses = read_lines(args.hyp)
     streams = [read_lines(path) for path in args.ref]
     for path, stream in zip(args.ref, streams, strict=True):
         if len(stream) != len(hypotheses):
-            raise UsageError(
-                f"{path} has {len(stream)} lines but {args.hyp} has {len(hypotheses)}"
-            )
-    references = streams_to_segments(streams)
+            raise UsageError(f"{path} has {len(stream)} lines but {args.hyp} has {len(hypotheses)}")
+    references = streams_to_segments(streams) if streams else [[] for _ in hypotheses]
     stats = measure.statistics(hypotheses, references, measure.context(references))
     score = measure.aggregate(stats, n_refs=len(streams))
     result: dict[str, Any] = {
@@ -101,6 +111,10 @@ def score_command(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.sentences:
         result["sentences"] = [_json_number(float(x)) for x in measure.sentence_scores(stats)]
+    for key in REPORTED_DETAILS:
+        if key in score.details:
+            value = score.details[key]
+            result[key] = _json_number(value) if isinstance(value, float) else value
     return result
 
 

@@ -6,7 +6,10 @@ preprocessing-and-complexity spec Parts B.4–B.5, C.1.2, C.2.8, C.4 (decision 1
   the spec's default); ASL, Flesch Reading Ease and Flesch-Kincaid Grade Level from it with
   the English constants the paper used (also on French text).
 * C = ASW_eval / ASW_ref (the reference point was DARPA-94 news; the user supplies ASW_ref),
-  normalised scores BLEU × C² and WNM × C.
+  normalised scores BLEU × C² and WNM × C. ASW_eval is that of the *source* texts of the test
+  set, which a measure never sees, so ``bleu`` and ``wnm`` take C itself as the option
+  ``complexity-factor`` (:func:`complexity_factor_option`; ``asw`` on the source file with
+  ``reference-asw`` prints it).
 
 Syllables are counted with a documented orthographic rule, not a dictionary: maximal runs of
 vowel letters (``y`` included) are syllables, with per-language corrections:
@@ -33,8 +36,8 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import Measure, Option, Score, Statistics
-from .preprocessing import TOKENIZERS, preprocess
+from .base import Measure, MeasureError, Option, Score, Statistics
+from .preprocessing import TOKENIZERS, preprocess_many
 
 VOWELS = {
     "en": "aeiouyàáâäèéêëìíîïòóôöùúûü",
@@ -72,8 +75,10 @@ def count_syllables(word: str, language: str = "en") -> int:
 def _english_corrections(word: str, count: int) -> int:
     if len(word) <= 3:
         return 1
-    if word.endswith("e") and not word.endswith(("ee", "ye")) and not (
-        word.endswith("le") and word[-3] not in VOWELS["en"]
+    if (
+        word.endswith("e")
+        and not word.endswith(("ee", "ye"))
+        and not (word.endswith("le") and word[-3] not in VOWELS["en"])
     ):
         count -= 1
     elif word.endswith("ed") and not word.endswith(("ted", "ded", "eed")):
@@ -117,12 +122,52 @@ def normalized_score(score: float, factor: float, exponent: float) -> float:
     return score * factor**exponent
 
 
+COMPLEXITY_FACTOR = "complexity-factor"
+
+
+def complexity_factor_option(measure: str) -> Option:
+    """The ``complexity-factor`` option of a measure with an exponent in B.5 (bleu, wnm)."""
+    exponent = NORMALISATION_EXPONENTS[measure]
+    power = "C" if exponent == 1 else f"C^{exponent:g}"
+    return Option(
+        default=1.0,
+        kind=float,
+        minimum=0.0,
+        short="cx",
+        help=f"Translation complexity C = ASW(source texts) / ASW(reference point), as "
+        f"asw with reference-asw prints it; the score is multiplied by {power}. "
+        "1: no normalisation.",
+    )
+
+
+def check_complexity_factor(measure: Measure) -> None:
+    if measure.values[COMPLEXITY_FACTOR] <= 0:
+        raise MeasureError(f"option {COMPLEXITY_FACTOR}: must be above 0")
+
+
+def normalized_by_complexity(measure: Measure, score: float) -> float:
+    """A raw score of ``measure`` times C^exponent of its ``complexity-factor`` (B.5)."""
+    factor = measure.values[COMPLEXITY_FACTOR]
+    if factor == 1.0:
+        return score
+    return normalized_score(score, factor, NORMALISATION_EXPONENTS[measure.name])
+
+
+def complexity_details(measure: Measure, raw_score: float) -> dict[str, float]:
+    """Corpus details of a normalised score: C and the raw score (none without C)."""
+    factor = measure.values[COMPLEXITY_FACTOR]
+    if factor == 1.0:
+        return {}
+    return {"complexity_factor": factor, "score_raw": raw_score}
+
+
 class ASW(Measure):
     """Average syllables per word of the candidate text (translation complexity)."""
 
     name: ClassVar[str] = "asw"
     description: ClassVar[str] = "Average syllables per word of --hyp (Babych et al. 2004)."
     higher_is_better: ClassVar[bool] = False
+    needs_references: ClassVar[bool] = False
     stat_names: ClassVar[tuple[str, ...]] = ("syllables", "words", "sentences")
     options: ClassVar[dict[str, Option]] = {
         "tokenize": Option(
@@ -152,11 +197,8 @@ class ASW(Measure):
         """Syllables, words and 1 (a sentence) per segment; references are ignored."""
         language = self.values["language"]
         rows = []
-        for text in hypotheses:
-            counts = [
-                count_syllables(word, language)
-                for word in preprocess(text, self.values["tokenize"], False)
-            ]
+        for words in preprocess_many(hypotheses, self.values["tokenize"], False):
+            counts = [count_syllables(word, language) for word in words]
             counts = [count for count in counts if count]
             rows.append((sum(counts), len(counts), 1.0))
         return np.array(rows, dtype=np.float64).reshape(len(hypotheses), 3)

@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .alignment import Alignment
-from .base import Measure, Option, Score, Statistics, check_lengths
-from .preprocessing import TOKENIZERS, preprocess
+from .base import Option, Score, Statistics, TextMeasure, check_lengths
+from .preprocessing import TOKENIZERS
 from .reflength import DISTANCE_RULES, distance_reference_length
 
 Tokens = tuple[str, ...]
@@ -50,7 +50,7 @@ REF_LENGTH_OPTION = Option(
 )
 
 
-class ErrorRateMeasure(Measure):
+class ErrorRateMeasure(TextMeasure):
     """A distance measure normalised by a reference length; lower is better, in percent.
 
     Subclasses implement :meth:`pair_distances` (one distance per (hyp, ref) token pair) and
@@ -60,10 +60,6 @@ class ErrorRateMeasure(Measure):
     stat_names: ClassVar[tuple[str, ...]] = ("distance", "ref_length")
     higher_is_better: ClassVar[bool] = False
 
-    def tokens(self, text: str) -> Tokens:
-        """The preprocessed tokens of one sentence under this measure's options."""
-        return preprocess(text, self.values["tokenize"], self.values["lowercase"])
-
     @abc.abstractmethod
     def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
         """Distance of every (hyp tokens, ref tokens) pair, in input order."""
@@ -71,6 +67,13 @@ class ErrorRateMeasure(Measure):
     def approximated(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.bool_]:
         """Which pairs got an approximate distance (measures with an exactness limit)."""
         return np.zeros(len(pairs), dtype=bool)
+
+    def distances_and_approximated(
+        self, pairs: Sequence[TokenPair]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+        """:meth:`pair_distances` and :meth:`approximated` at once (measures that find both
+        in one pass override it)."""
+        return self.pair_distances(pairs), self.approximated(pairs)
 
     @abc.abstractmethod
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
@@ -83,14 +86,16 @@ class ErrorRateMeasure(Measure):
         context: Any = None,
     ) -> Statistics:
         check_lengths(hypotheses, references)
-        ref_tokens = [[self.tokens(ref) for ref in refs] for refs in references]
+        ref_tokens = self.segment_tokens(references)
         pairs = [
-            (self.tokens(hyp), ref)
-            for hyp, refs in zip(hypotheses, ref_tokens, strict=True)
+            (hyp, ref)
+            for hyp, refs in zip(self.tokens_many(hypotheses), ref_tokens, strict=True)
             for ref in refs
         ]
-        distances = self.pair_distances(pairs)
-        flags = self.approximated(pairs) if len(self.stat_names) > 2 else None
+        if len(self.stat_names) > 2:
+            distances, flags = self.distances_and_approximated(pairs)
+        else:
+            distances, flags = self.pair_distances(pairs), None
         rows = np.zeros((len(hypotheses), len(self.stat_names)))
         position = 0
         for k, refs in enumerate(ref_tokens):
@@ -103,11 +108,15 @@ class ErrorRateMeasure(Measure):
             position += len(refs)
         return rows
 
-    def segment_row(self, distances: Sequence[float], ref_lengths: list[int]) -> tuple[float, float]:
+    def segment_row(
+        self, distances: Sequence[float], ref_lengths: list[int]
+    ) -> tuple[float, float]:
         """``(d_k, L*_k)`` of one segment from the distances to its references."""
         if len(ref_lengths) == 1:
             return distances[0], ref_lengths[0]  # every rule agrees for one reference
-        return distance_reference_length(list(distances), ref_lengths, self.values["ref-length-rule"])
+        return distance_reference_length(
+            list(distances), ref_lengths, self.values["ref-length-rule"]
+        )
 
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
         total = stats.sum(axis=0) if len(stats) else np.zeros(len(self.stat_names))

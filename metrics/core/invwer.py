@@ -13,13 +13,26 @@ are excluded. The thesis' memoisation with pruning stores bounds as values and i
 integer cost numerators, so the result is exact.
 
 ``transposition-costs`` is "denominator,c_SUB,c_DEL,c_INS,c_INV" (Table A.1); the default
-``1,1,1,1,1``. Beyond ``max-length`` words on either side (spec §10.7, default 20, the
-thesis' own limit), the segment gets the upper bound d_LEV (d_inv ≤ d_LEV, Eq. 4.26) and is
-counted in the corpus detail ``approximated_segments``.
+``1,1,1,1,1``.
+
+Bounds (Eq. 4.26, spec §10.3), with PER and Levenshtein under the same c_SUB, c_DEL, c_INS:
+
+    d_PER ≤ d_inv ≤ d_LEV
+
+A tree without inversions is a Levenshtein alignment, and the leaves of any tree pair the
+words like a PER matching at the same leaf costs, plus c_INV ≥ 0 per inversion; PER's closed
+form is the cheapest matching because c_SUB ≤ c_DEL + c_INS (Eq. 4.10, enforced by
+:func:`parse_costs`). Where d_PER = d_LEV, d_inv = d_LEV without the DP, exactly.
+
+Otherwise the DP runs up to ``max-length`` words on either side (spec §10.7, default 20, the
+thesis' own limit); longer pairs get the upper bound d_LEV and are counted in the corpus detail
+``approximated_segments``; ``align`` then returns the Levenshtein tree (straight joins only),
+marked approximate.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,9 +40,10 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 
-from .alignment import Alignment, EditOp
+from .alignment import Alignment, EditOp, grid_and_path, unit_substitution_matrix
 from .base import MeasureError, Option
 from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
+from .per import count_vector_distance
 
 IntArray = npt.NDArray[np.int64]
 _UNREACHABLE = np.iinfo(np.int64).max // 4
@@ -142,6 +156,41 @@ def leaf_operations(tree: dict[str, Any], denominator: int) -> list[EditOp]:
     return [EditOp(kind, i0, l0, tree["cost"] / denominator)]
 
 
+def levenshtein_tree(operations: Sequence[EditOp], costs: Sequence[int]) -> dict[str, Any]:
+    """The block tree of a Levenshtein path: its leaves joined straight, right-branching.
+
+    Args:
+        operations: the path's edges (with their grid nodes), in path order.
+        costs: (denominator, c_SUB, c_DEL, c_INS, c_INV); tree costs are numerators, as in
+            :meth:`InversionTable.tree`.
+    """
+    _, c_sub, c_del, c_ins, _ = costs
+    leaves = []
+    for op in operations:
+        assert op.source is not None
+        i, j = op.source
+        if op.kind == "insert":
+            leaf = {"hyp_span": [i, i], "ref_span": [j, j + 1], "cost": c_ins}
+        elif op.kind == "delete":
+            leaf = {"hyp_span": [i, i + 1], "ref_span": [j, j], "cost": c_del}
+        else:
+            cost = c_sub if op.kind == "substitute" else 0
+            leaf = {"hyp_span": [i, i + 1], "ref_span": [j, j + 1], "cost": cost}
+        leaves.append({**leaf, "type": op.kind})
+    if not leaves:
+        return {"hyp_span": [0, 0], "ref_span": [0, 0], "cost": 0, "type": "insert"}
+    tree = leaves[-1]
+    for leaf in reversed(leaves[:-1]):
+        tree = {
+            "hyp_span": [leaf["hyp_span"][0], tree["hyp_span"][1]],
+            "ref_span": [leaf["ref_span"][0], tree["ref_span"][1]],
+            "cost": leaf["cost"] + tree["cost"],
+            "type": "straight",
+            "children": [leaf, tree],
+        }
+    return tree
+
+
 class INVWER(ErrorRateMeasure):
     """Inversion word error rate: BTG inversion distance over the reference length."""
 
@@ -169,36 +218,70 @@ class INVWER(ErrorRateMeasure):
         self.costs = parse_costs(self.values["transposition-costs"])
 
     def is_exact(self, hyp: Sequence[str], ref: Sequence[str]) -> bool:
+        """Within the length limit of the DP (``max-length``, on either side)."""
         return max(len(hyp), len(ref)) <= self.values["max-length"]
 
-    def pair_distance(self, hyp: Sequence[str], ref: Sequence[str]) -> float:
-        """d_inv, or the d_LEV upper bound beyond ``max-length``."""
-        denominator, c_sub, c_del, c_ins, _ = self.costs
-        if not hyp or not ref:
-            return (len(hyp) * c_del + len(ref) * c_ins) / denominator
+    def bounds(self, hyp: Sequence[str], ref: Sequence[str]) -> tuple[float, int]:
+        """(d_PER, d_LEV) numerators under the measure's costs: d_PER ≤ d_inv ≤ d_LEV."""
+        _, c_sub, c_del, c_ins, _ = self.costs
+        lower = count_vector_distance(Counter(hyp), Counter(ref), c_sub, c_ins, c_del)
+        upper = Levenshtein.distance(hyp, ref, weights=(c_ins, c_del, c_sub))
+        return lower, upper
+
+    def resolve(self, hyp: Sequence[str], ref: Sequence[str]) -> tuple[float, bool]:
+        """(distance, approximated): d_LEV where d_PER reaches it, else d_inv by the DP
+        within ``max-length``, else the d_LEV bound, approximated."""
+        denominator = self.costs[0]
+        lower, upper = self.bounds(hyp, ref)
+        if lower >= upper:
+            return upper / denominator, False
         if not self.is_exact(hyp, ref):
-            bound = Levenshtein.distance(hyp, ref, weights=(c_ins, c_del, c_sub))
-            return bound / denominator
-        return InversionTable(hyp, ref, self.costs).distance() / denominator
+            return upper / denominator, True
+        return InversionTable(hyp, ref, self.costs).distance() / denominator, False
+
+    def pair_distance(self, hyp: Sequence[str], ref: Sequence[str]) -> float:
+        """d_inv, or the d_LEV upper bound beyond ``max-length`` where the bounds differ."""
+        return self.resolve(hyp, ref)[0]
+
+    def distances_and_approximated(
+        self, pairs: Sequence[TokenPair]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+        results = [self.resolve(hyp, ref) for hyp, ref in pairs]
+        distances = np.array([distance for distance, _ in results], dtype=np.float64)
+        return distances, np.array([flag for _, flag in results], dtype=bool)
 
     def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
-        return np.array([self.pair_distance(hyp, ref) for hyp, ref in pairs])
+        return self.distances_and_approximated(pairs)[0]
 
     def approximated(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.bool_]:
-        return np.array([not self.is_exact(hyp, ref) for hyp, ref in pairs], dtype=bool)
+        return self.distances_and_approximated(pairs)[1]
 
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
-        """The block tree (``extras["tree"]``, costs as numerators) and its leaves."""
+        """The block tree (``extras["tree"]``, costs as numerators) and its leaves.
+
+        Beyond ``max-length`` the DP is not run, as in scoring: the tree is the Levenshtein
+        path's (:func:`levenshtein_tree`), the distance d_LEV, and ``extras["approximate"]``
+        is true unless d_PER = d_LEV (then that tree is optimal). ``grid`` is ignored.
+        """
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
-        table = InversionTable(hyp_tokens, ref_tokens, self.costs)
-        tree = table.tree(len(hyp_tokens), len(ref_tokens))
-        denominator = self.costs[0]
+        denominator, c_sub, c_del, c_ins, _ = self.costs
+        approximate = False
+        if self.is_exact(hyp_tokens, ref_tokens):
+            table = InversionTable(hyp_tokens, ref_tokens, self.costs)
+            tree = table.tree(len(hyp_tokens), len(ref_tokens))
+            distance = table.distance() / denominator
+        else:
+            sub = unit_substitution_matrix(hyp_tokens, ref_tokens) * c_sub
+            _, _, path = grid_and_path(hyp_tokens, ref_tokens, sub, c_ins=c_ins, c_del=c_del)
+            tree = levenshtein_tree(path, self.costs)
+            lower, upper = self.bounds(hyp_tokens, ref_tokens)
+            distance, approximate = upper / denominator, lower < upper
         return Alignment(
             self.name,
             list(hyp_tokens),
             list(ref_tokens),
-            table.distance() / denominator,
+            distance,
             leaf_operations(tree, denominator),
             None,
-            {"tree": tree, "cost_denominator": denominator},
+            {"tree": tree, "cost_denominator": denominator, "approximate": approximate},
         )

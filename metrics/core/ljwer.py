@@ -13,10 +13,20 @@ k − 1 covered words (deletion) and on the previous row (insertion, diagonal), 
 popcount level is computed at once with numpy, then relaxed by the row's long jumps. Time and
 space O(L · I · 2^I); d_LJ is symmetric, so the shorter sentence is the bitmask side.
 
+Bounds (spec §8, §9.6), with unit costs and c_LJ = 1 as here:
+
+    max(d_CDCD(E, Ẽ), d_CDCD(Ẽ, E), d_ΔI) ≤ d_LJ(E, Ẽ) ≤ d_LEV(E, Ẽ)
+
+d_CDCD (CDER forward, pad rule ``both``: the same fixed start and end) relaxes the LJ
+constraints, so it is a lower bound; so is the backward direction, as d_LJ is symmetric; a
+Levenshtein path is an LJ path without jumps. Where the lower bound reaches d_LEV, d_LJ = d_LEV
+exactly and the exponential DP is skipped (:func:`long_jump_lower_bounds`); on real data this
+settles most pairs. Eq. 4.19's other lower bound is false (spec §9.6) and is not used.
+
 The exact DP runs when the shorter side has at most ``max-length`` words (default 16: well
-under 1 s per pair on one core; each extra word roughly doubles the time). Longer pairs get the
-upper bound d_LEV (always valid) and are counted in ``approximated_segments``. The thesis'
-own approximation beyond ~25 words is not described (spec §8), so none is imitated.
+under 1 s per pair on one core; each extra word roughly doubles the time). Longer pairs whose
+bounds differ get the upper bound d_LEV and are counted in ``approximated_segments``. The
+thesis' own approximation beyond ~25 words is not described (spec §8), so none is imitated.
 
 Alignment (:func:`long_jump_path`, ``LJWER.align``): the same DP (:func:`_held_karp`, the one
 definition of the recurrence) keeps all its rows for the one pair, and the best path is
@@ -24,7 +34,8 @@ backtracked from (L, I, all covered). When the candidate is the longer sentence 
 transposed, over candidate rows, so its blocks come in candidate order; they are put back in
 reference order (:func:`_in_reference_order`) with the same number of jumps. The result is
 the edges, the long jumps (``jump`` operations, as in CDER) and the blocks, whose costs add up
-to d_LJ. Beyond ``max-length`` the Levenshtein path is returned, marked approximate.
+to d_LJ. Beyond ``max-length`` the Levenshtein path is returned, marked approximate unless the
+bounds meet (then it is an optimal LJ path).
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 
-from .alignment import Alignment, EditOp, grid_and_path, unit_substitution_matrix
+from .alignment import Alignment, EditOp, edit_distances, grid_and_path, unit_substitution_matrix
 from .base import Option
 from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
 
@@ -110,6 +121,28 @@ def long_jump_distance(hyp: Sequence[str], ref: Sequence[str]) -> int:
     if len(hyp) > len(ref):
         hyp, ref = ref, hyp  # symmetric with c_INS = c_DEL
     return _held_karp(hyp, ref, keep=False)[0]
+
+
+def long_jump_lower_bounds(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+) -> npt.NDArray[np.float64]:
+    """max(d_CDCD forward, d_CDCD backward, d_ΔI) of every pair: each is ≤ d_LJ (unit costs).
+
+    d_CDCD with both ends fixed (CDER's pad rule ``both``), as the LJ path starts at (0, 0)
+    and ends at (I, L) (spec §8 [R]); backward is CDCD with the sentences swapped, a lower
+    bound of d_LJ(Ẽ, E) = d_LJ(E, Ẽ).
+
+    Example:
+        >>> long_jump_lower_bounds([("a b c d".split(), "a b d c".split())]).tolist()
+        [2.0]
+    """
+    if not pairs:
+        return np.zeros(0)
+    options = {"jump_cost": float(JUMP_COST), "start_fixed": True, "end_fixed": True}
+    forward = edit_distances(pairs, **options)
+    backward = edit_distances([(ref, hyp) for hyp, ref in pairs], **options)
+    length = np.array([abs(len(hyp) - len(ref)) for hyp, ref in pairs], dtype=np.float64)
+    return np.maximum(np.maximum(forward, backward), length)
 
 
 @dataclass
@@ -211,8 +244,14 @@ def _placed(deletions: Block, ref_position: int) -> Block:
     """A run of deletions only (no reference word) redrawn in reference row ``ref_position``."""
     start = deletions.hyp_start
     operations = [
-        EditOp(op.kind, op.hyp_index, None, op.cost, (start + k, ref_position),
-               (start + k + 1, ref_position))
+        EditOp(
+            op.kind,
+            op.hyp_index,
+            None,
+            op.cost,
+            (start + k, ref_position),
+            (start + k + 1, ref_position),
+        )
         for k, op in enumerate(deletions.operations)
     ]
     return Block(start, ref_position, deletions.hyp_end, ref_position, operations)
@@ -220,8 +259,13 @@ def _placed(deletions: Block, ref_position: int) -> Block:
 
 def _joined(first: Block, second: Block) -> Block:
     """Two runs where the second starts at the node where the first ends."""
-    return Block(first.hyp_start, first.ref_start, second.hyp_end, second.ref_end,
-                 first.operations + second.operations)
+    return Block(
+        first.hyp_start,
+        first.ref_start,
+        second.hyp_end,
+        second.ref_end,
+        first.operations + second.operations,
+    )
 
 
 def _in_reference_order(runs: Sequence[Block]) -> list[Block]:
@@ -282,9 +326,7 @@ def _with_jumps(runs: Sequence[Block], end: tuple[int, int]) -> tuple[list[EditO
     return operations, blocks
 
 
-def long_jump_path(
-    hyp: Sequence[str], ref: Sequence[str]
-) -> tuple[int, list[EditOp], list[Block]]:
+def long_jump_path(hyp: Sequence[str], ref: Sequence[str]) -> tuple[int, list[EditOp], list[Block]]:
     """d_LJ, its best path (edges and jumps, nodes (i, l)) and its blocks in reference order.
 
     Runs the DP of :func:`long_jump_distance` keeping every row: memory (L + 1)·(I + 1)·2^I
@@ -329,30 +371,44 @@ class LJWER(ErrorRateMeasure):
     }
 
     def is_exact(self, hyp: Sequence[str], ref: Sequence[str]) -> bool:
+        """Within the length limit of the exact DP (``max-length``, on the shorter side)."""
         return min(len(hyp), len(ref)) <= self.values["max-length"]
 
     def pair_distance(self, hyp: Sequence[str], ref: Sequence[str]) -> float:
-        """d_LJ, or the d_LEV upper bound beyond ``max-length``."""
-        if self.is_exact(hyp, ref):
-            return float(long_jump_distance(hyp, ref))
-        return float(Levenshtein.distance(hyp, ref))
+        """d_LJ, or the d_LEV upper bound beyond ``max-length`` where the bounds differ."""
+        return float(self.distances_and_approximated([(hyp, ref)])[0][0])
+
+    def distances_and_approximated(
+        self, pairs: Sequence[TokenPair]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
+        """d_LJ of every pair: d_LEV where the lower bound reaches it, else the DP within
+        ``max-length``, else d_LEV flagged as approximate."""
+        upper = np.array([Levenshtein.distance(hyp, ref) for hyp, ref in pairs], dtype=np.float64)
+        settled = long_jump_lower_bounds(pairs) >= upper
+        within = np.array([self.is_exact(hyp, ref) for hyp, ref in pairs], dtype=bool)
+        distances = upper.copy()
+        for k in np.flatnonzero(~settled & within):
+            distances[k] = long_jump_distance(*pairs[k])
+        return distances, ~settled & ~within
 
     def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
-        return np.array([self.pair_distance(hyp, ref) for hyp, ref in pairs])
+        return self.distances_and_approximated(pairs)[0]
 
     def approximated(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.bool_]:
-        return np.array([not self.is_exact(hyp, ref) for hyp, ref in pairs], dtype=bool)
+        return self.distances_and_approximated(pairs)[1]
 
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
         """The best block path: edges and long jumps, and ``extras["blocks"]`` in reference order.
 
         Beyond ``max-length`` (scored with the d_LEV bound) the Levenshtein path is returned as
-        one block, with ``extras["approximate"]`` true. ``grid`` is only filled then: the
-        exact DP has one value per node *and* coverage set, which no 2-D grid shows.
+        one block, with ``extras["approximate"]`` true unless the lower bound reaches d_LEV
+        (then that path is optimal). ``grid`` is only filled then: the exact DP has one value
+        per node *and* coverage set, which no 2-D grid shows.
         """
         hyp_tokens, ref_tokens = list(self.tokens(hyp)), list(self.tokens(ref))
         end = (len(hyp_tokens), len(ref_tokens))
         table = None
+        approximate = False
         if self.is_exact(hyp_tokens, ref_tokens):
             distance, operations, blocks = long_jump_path(hyp_tokens, ref_tokens)
         else:
@@ -360,6 +416,7 @@ class LJWER(ErrorRateMeasure):
             levenshtein, table, operations = grid_and_path(hyp_tokens, ref_tokens, sub)
             distance = round(levenshtein)  # unit costs: an integer, as in scoring
             blocks = [Block(0, 0, *end, operations)]
+            approximate = bool(long_jump_lower_bounds([(hyp_tokens, ref_tokens)])[0] < distance)
         jumps = [op for op in operations if op.kind == "jump"]
         return Alignment(
             self.name,
@@ -369,7 +426,7 @@ class LJWER(ErrorRateMeasure):
             operations,
             table.tolist() if grid and table is not None else None,
             {
-                "approximate": not self.is_exact(hyp_tokens, ref_tokens),
+                "approximate": approximate,
                 "blocks": [block.as_dict() for block in blocks],
                 "jumps": [{"source": list(op.source), "target": list(op.target)} for op in jumps],
             },

@@ -23,10 +23,9 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import Measure, MeasureError, Option, Score, Statistics
+from .base import MeasureError, Option, Score, Statistics, TextMeasure
 from .bleu import pad_rule_option, text_options
 from .ngrams import Candidates, NgramSpace, ReferenceCounts, resolve_references
-from .preprocessing import preprocess
 from .reflength import DISTANCE_RULES, distance_reference_length
 
 REF_LENGTH_RULE = Option(
@@ -37,21 +36,18 @@ REF_LENGTH_RULE = Option(
 )
 
 
-class CountVectorPER(Measure):
+class CountVectorPER(TextMeasure):
     """Shared pipeline of m-PER and skip-bigram PER; lower is better, in percent."""
 
     higher_is_better: ClassVar[bool] = False
     orders: tuple[int, ...] = (1,)
-
-    def tokens(self, text: str) -> tuple[str, ...]:
-        return preprocess(text, self.values["tokenize"], self.values["lowercase"])
 
     def make_space(self, flat: Sequence[Sequence[str]]) -> NgramSpace:
         raise NotImplementedError
 
     def context(self, references: Sequence[Sequence[str]]) -> ReferenceCounts:
         """Per-reference m-gram counts of the whole test set."""
-        tokens = [[self.tokens(text) for text in segment] for segment in references]
+        tokens = self.segment_tokens(references)
         flat = [reference for segment in tokens for reference in segment]
         return ReferenceCounts(
             self.make_space(flat), references, tokens, self.orders, self.values["pad-rule"]
@@ -64,7 +60,7 @@ class CountVectorPER(Measure):
         context: Any = None,
     ) -> Statistics:
         refs, segments = resolve_references(context, references, self.context)
-        candidates = Candidates(refs.space, [self.tokens(text) for text in hypotheses])
+        candidates = Candidates(refs.space, self.tokens_many(hypotheses))
         shape = (len(hypotheses), len(self.orders), max(refs.n_streams, 1))
         distances, lengths = np.full(shape, np.inf), np.zeros(shape)
         for column, order in enumerate(self.orders):
@@ -76,10 +72,12 @@ class CountVectorPER(Measure):
                 )
                 lengths[:, column, stream] = ref_total
         present = refs.has_stream(segments)
-        return np.array(
-            [self._row(distances[k][:, present[k]], lengths[k][:, present[k]])
-             for k in range(len(hypotheses))]
-        ).reshape(len(hypotheses), 2 + 2 * len(self.orders))
+        stats = np.zeros((len(hypotheses), 2 + 2 * len(self.orders)))
+        single = present.sum(axis=1) == 1
+        stats[single] = _single_reference_rows(distances[single, :, 0], lengths[single, :, 0])
+        for k in np.flatnonzero(~single):
+            stats[k] = self._row(distances[k][:, present[k]], lengths[k][:, present[k]])
+        return stats
 
     def _row(self, distances: np.ndarray, lengths: np.ndarray) -> list[float]:
         """[d, L*, d_m, L*_m ...] of one segment from (orders × references) arrays."""
@@ -117,6 +115,20 @@ class CountVectorPER(Measure):
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
         return np.array([rate(row[0], row[1]) for row in stats])
+
+
+def _single_reference_rows(
+    distances: npt.NDArray[np.float64], lengths: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """:meth:`CountVectorPER._row` of many segments with one reference each, at once.
+
+    With one reference every rule of Table A.3 gives (d, L) of that reference, per order and
+    for the orders' sum, so joint and separate reference choice agree too.
+    """
+    per_order = np.stack([distances, lengths], axis=2).reshape(
+        len(distances), 2 * distances.shape[1]
+    )
+    return np.column_stack([distances.sum(axis=1), lengths.sum(axis=1), per_order])
 
 
 def rate(distance: float, length: float) -> float:
@@ -167,9 +179,7 @@ class SkipBigramPER(CountVectorPER):
     name: ClassVar[str] = "skipper"
     description: ClassVar[str] = "Skip-bigram PER with maximum skip S (thesis §4.2.3)."
     orders = (2,)
-    stat_names: ClassVar[tuple[str, ...]] = (
-        "distance", "ref_length", "distance_2", "ref_length_2"
-    )
+    stat_names: ClassVar[tuple[str, ...]] = ("distance", "ref_length", "distance_2", "ref_length_2")
     options: ClassVar[dict[str, Option]] = {
         **text_options("mteval-contractions", False),
         "max-bigram-skip": Option(

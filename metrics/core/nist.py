@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import Measure, Option, Score, Statistics
+from .base import Option, Score, Statistics, TextMeasure
 from .bleu import pad_rule_option, reference_lengths, text_options
 from .ngrams import (
     BOS_ID,
@@ -40,7 +40,6 @@ from .ngrams import (
     resolve_references,
     window_positions,
 )
-from .preprocessing import preprocess
 from .reflength import BLEU_RULES
 
 NIST_RATIO = 1.5
@@ -124,7 +123,7 @@ def _extend(space: NgramSpace, boundary: int, order: int) -> int:
     return index if index < len(table) and table[index] == raw else UNKNOWN
 
 
-class NIST(Measure):
+class NIST(TextMeasure):
     """NIST information-weighted m-gram co-occurrence; higher is better, raw (not percent)."""
 
     name: ClassVar[str] = "nist"
@@ -167,12 +166,9 @@ class NIST(Measure):
             *(f"total_{n}" for n in orders),
         )
 
-    def tokens(self, text: str) -> tuple[str, ...]:
-        return preprocess(text, self.values["tokenize"], self.values["lowercase"])
-
     def context(self, references: Sequence[Sequence[str]]) -> NistContext:
         """Reference counts and information weights of the whole test set."""
-        tokens = [[self.tokens(text) for text in segment] for segment in references]
+        tokens = self.segment_tokens(references)
         flat = [reference for segment in tokens for reference in segment]
         space = NgramSpace(flat, self.max_order, self.max_order - 1)
         orders = range(1, self.max_order + 1)
@@ -193,7 +189,7 @@ class NIST(Measure):
         context: Any = None,
     ) -> Statistics:
         refs, segments = resolve_references(context, references, self.context)
-        candidates = Candidates(refs.space, [self.tokens(text) for text in hypotheses])
+        candidates = Candidates(refs.space, self.tokens_many(hypotheses))
         size = self.max_order
         stats = np.zeros((len(hypotheses), 2 + 2 * size))
         stats[:, 0] = candidates.lengths

@@ -99,9 +99,39 @@ IS_CONTRACTION_STEMS = frozenset(
 """``*'s`` becomes ``* is`` only after these words, so possessives stay untouched."""
 
 ABBREVIATIONS: tuple[str, ...] = (
-    "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.", "Jr.", "Sr.", "Inc.", "Ltd.", "Co.", "Corp.",
-    "vs.", "etc.", "e.g.", "i.e.", "No.", "U.S.", "U.K.", "U.N.", "a.m.", "p.m.",
-    "Jan.", "Feb.", "Mar.", "Apr.", "Jun.", "Jul.", "Aug.", "Sep.", "Sept.", "Oct.", "Nov.",
+    "Mr.",
+    "Mrs.",
+    "Ms.",
+    "Dr.",
+    "Prof.",
+    "St.",
+    "Jr.",
+    "Sr.",
+    "Inc.",
+    "Ltd.",
+    "Co.",
+    "Corp.",
+    "vs.",
+    "etc.",
+    "e.g.",
+    "i.e.",
+    "No.",
+    "U.S.",
+    "U.K.",
+    "U.N.",
+    "a.m.",
+    "p.m.",
+    "Jan.",
+    "Feb.",
+    "Mar.",
+    "Apr.",
+    "Jun.",
+    "Jul.",
+    "Aug.",
+    "Sep.",
+    "Sept.",
+    "Oct.",
+    "Nov.",
     "Dec.",
 )
 """Tokens whose periods belong to the word (case-sensitive); mteval splits them, method 4
@@ -199,7 +229,8 @@ def _abbreviation_patterns() -> dict[str, list[tuple[tuple[str, ...], str]]]:
     pattern still wins, as in a scan of the whole list sorted by length.
     """
     patterns = sorted(
-        ((tuple(tokenize_13a(word)), word) for word in ABBREVIATIONS), key=lambda item: -len(item[0])
+        ((tuple(tokenize_13a(word)), word) for word in ABBREVIATIONS),
+        key=lambda item: -len(item[0]),
     )
     index: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for pattern, word in patterns:
@@ -210,8 +241,15 @@ def _abbreviation_patterns() -> dict[str, list[tuple[tuple[str, ...], str]]]:
 _ABBREVIATION_PATTERNS = _abbreviation_patterns()
 
 
+_ABBREVIATION_FIRST_TOKENS = frozenset(_ABBREVIATION_PATTERNS)
+
+
 def join_abbreviations(tokens: Sequence[str]) -> list[str]:
     """Re-join abbreviations that mteval split (``U . S .`` -> ``U.S.``)."""
+    # Nothing can match unless some token starts a pattern: one set test in C spares most
+    # sentences the Python loop over every token.
+    if _ABBREVIATION_FIRST_TOKENS.isdisjoint(tokens):
+        return list(tokens)
     joined: list[str] = []
     position = 0
     while position < len(tokens):
@@ -251,19 +289,35 @@ def expand_contraction(token: str) -> list[str]:
 
 def tokenize_mteval_contractions(text: str) -> list[str]:
     """mteval tokenization, re-joined abbreviations, expanded contractions (spec §3.1 method 4)."""
-    return _contractions(tokenize_13a(text))
+    return _contractions(text, tokenize_13a(text))
 
 
 def tokenize_mteval_contractions_many(texts: Sequence[str]) -> list[list[str]]:
     """:func:`tokenize_mteval_contractions` of many sentences, with the batch 13a tokenizer."""
-    return [_contractions(tokens) for tokens in tokenize_13a_many(texts)]
+    return [
+        _contractions(text, tokens)
+        for text, tokens in zip(texts, tokenize_13a_many(texts), strict=True)
+    ]
 
 
-def _contractions(mteval_tokens: list[str]) -> list[str]:
-    tokens = join_abbreviations(mteval_tokens)
+def _has_apostrophe(text: str) -> bool:
+    return any(mark in text for mark in APOSTROPHES)
+
+
+def _contractions(text: str, mteval_tokens: list[str]) -> list[str]:
+    """Method 4's steps on the mteval tokens of ``text``.
+
+    The text tells cheaply where a step cannot change anything, since mteval's rules only add
+    spaces and decode ``&quot;``, ``&amp;``, ``&lt;`` and ``&gt;``: no token has a period
+    (every abbreviation pattern has one) or an apostrophe (every contraction has one) that
+    the text lacks.
+    """
+    tokens = join_abbreviations(mteval_tokens) if "." in text else mteval_tokens
+    if not _has_apostrophe(text):
+        return tokens
     expanded: list[str] = []
     for token in tokens:
-        if any(mark in token for mark in APOSTROPHES):
+        if _has_apostrophe(token):
             expanded.extend(expand_contraction(token))
         else:
             expanded.append(token)

@@ -37,7 +37,7 @@ import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 
 from .alignment import Alignment, EditOp
-from .base import Option
+from .base import MeasureError, Option
 from .error_rate import ErrorRateMeasure, TokenPair, Tokens
 
 MAX_SHIFT_SIZE = 10
@@ -214,9 +214,19 @@ class Shift:
 def perform_shift(words: list[int], start: int, length: int, target: int) -> list[int]:
     """The hypothesis with ``words[start:start+length]`` moved before position ``target``."""
     if target < start:
-        return words[:target] + words[start : start + length] + words[target:start] + words[start + length :]
+        return (
+            words[:target]
+            + words[start : start + length]
+            + words[target:start]
+            + words[start + length :]
+        )
     if target > start + length:
-        return words[:start] + words[start + length : target] + words[start : start + length] + words[target:]
+        return (
+            words[:start]
+            + words[start + length : target]
+            + words[start : start + length]
+            + words[target:]
+        )
     return (
         words[:start]
         + words[start + length : length + target]
@@ -322,7 +332,9 @@ class _ShiftSearch:
         return len(shifts) + score, hyp, shifts, trace
 
 
-def bit_parallel_trace(hyp: list[int], ref: list[int], ref_masks: dict[int, int]) -> tuple[int, str]:
+def bit_parallel_trace(
+    hyp: list[int], ref: list[int], ref_masks: dict[int, int]
+) -> tuple[int, str]:
     """Exact Levenshtein distance and tercom's trace (Myers/Hyyrö bit-parallel DP).
 
     Bit j−1 of ``vp[i]``/``vn[i]`` says D(i, j) − D(i, j−1) is +1/−1, so any cell is
@@ -452,17 +464,58 @@ def _trace_ops(trace: str) -> list[EditOp]:
     return operations
 
 
+LOWERCASE_ALIAS = Option(
+    True,
+    "Alias: lowercase=B is case-sensitive=(not B), the key every measure has; "
+    "the signature shows cs.",
+    kind=bool,
+)
+"""TER's ``lowercase`` key: accepted and listed, but not an option of its own."""
+
+
 class TER(ErrorRateMeasure):
     """Translation edit rate in percent, identical to sacreBLEU 2.6.0's ``TER``."""
 
     name = "ter"
     description = "Translation edit rate (tercom 0.7.25 / sacreBLEU semantics), Snover et al. 2006."
     options = {
-        "normalized": Option(False, "tercom normalisation: split punctuation.", kind=bool, short="norm"),
-        "no-punct": Option(False, "Remove punctuation .,?:;!\"() first.", kind=bool, short="nopunct"),
-        "asian-support": Option(False, "Split CJK characters (with normalized/no-punct).", kind=bool, short="asian"),
-        "case-sensitive": Option(False, "Keep case (tercom lowercases by default).", kind=bool, short="cs"),
+        "normalized": Option(
+            False, "tercom normalisation: split punctuation.", kind=bool, short="norm"
+        ),
+        "no-punct": Option(
+            False, 'Remove punctuation .,?:;!"() first.', kind=bool, short="nopunct"
+        ),
+        "asian-support": Option(
+            False, "Split CJK characters (with normalized/no-punct).", kind=bool, short="asian"
+        ),
+        "case-sensitive": Option(
+            False, "Keep case (tercom lowercases by default).", kind=bool, short="cs"
+        ),
     }
+
+    def __init__(self, **values: Any) -> None:
+        """Options as every measure takes them, plus ``lowercase``, an alias of the opposite
+        of ``case-sensitive``. The alias is no option of its own, so forms, stored option
+        values and signatures stay as they were (``cs`` shows the case)."""
+        given = {key.replace("_", "-"): value for key, value in values.items()}
+        if "lowercase" in given:
+            lowercase = LOWERCASE_ALIAS.convert("lowercase", given.pop("lowercase"))
+            if "case-sensitive" in given:
+                case_sensitive = self.options["case-sensitive"].convert(
+                    "case-sensitive", given["case-sensitive"]
+                )
+                if case_sensitive == lowercase:
+                    raise MeasureError(
+                        "measure ter: options lowercase and case-sensitive contradict each other"
+                    )
+            given["case-sensitive"] = not lowercase
+        super().__init__(**given)
+
+    @classmethod
+    def describe(cls) -> dict[str, Any]:
+        description = super().describe()
+        description["options"]["lowercase"] = LOWERCASE_ALIAS.describe()
+        return description
 
     def tokens(self, text: str) -> Tokens:
         return tercom_tokenize(
@@ -473,10 +526,15 @@ class TER(ErrorRateMeasure):
             self.values["case-sensitive"],
         )
 
+    def tokens_many(self, texts: Sequence[str]) -> list[Tokens]:
+        return [self.tokens(text) for text in texts]
+
     def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
         return np.array([translation_edit_rate(hyp, ref)[0] for hyp, ref in pairs], dtype=float)
 
-    def segment_row(self, distances: Sequence[float], ref_lengths: list[int]) -> tuple[float, float]:
+    def segment_row(
+        self, distances: Sequence[float], ref_lengths: list[int]
+    ) -> tuple[float, float]:
         """Fewest edits over the average reference length (tercom's rule)."""
         return float(min(distances)), sum(ref_lengths) / len(ref_lengths)
 

@@ -38,8 +38,15 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import Measure, MeasureError, Option, Score, Statistics
+from .base import MeasureError, Option, Score, Statistics, TextMeasure
 from .bleu import text_options
+from .complexity import (
+    COMPLEXITY_FACTOR,
+    check_complexity_factor,
+    complexity_details,
+    complexity_factor_option,
+    normalized_by_complexity,
+)
 from .ngrams import (
     Candidates,
     IntArray,
@@ -48,7 +55,6 @@ from .ngrams import (
     resolve_references,
     window_positions,
 )
-from .preprocessing import preprocess
 
 SCORES = ("RW", "FW", "PW", "R", "F", "P")
 
@@ -85,7 +91,11 @@ def read_corpus_stats(path: str | Path) -> CorpusStats:
 
 
 def s_score(
-    count: int, text_tokens: int, rest_count: int, rest_tokens: int, rest_texts_with: int,
+    count: int,
+    text_tokens: int,
+    rest_count: int,
+    rest_tokens: int,
+    rest_texts_with: int,
     rest_texts: int,
 ) -> float:
     """S-score of one word occurring ``count`` times in a text (B.3.2, the script's v01-1).
@@ -112,8 +122,12 @@ def salience(text: Counter[str], background: CorpusStats) -> dict[str, float]:
     size = sum(text.values())
     return {
         word: s_score(
-            count, size, background.frequencies.get(word, 0), background.tokens,
-            background.texts_with.get(word, 0), background.texts,
+            count,
+            size,
+            background.frequencies.get(word, 0),
+            background.tokens,
+            background.texts_with.get(word, 0),
+            background.texts,
         )
         for word, count in text.items()
     }
@@ -133,7 +147,11 @@ def segment_salience(texts: Sequence[Counter[str]]) -> dict[int, dict[str, float
         size = sum(text.values())
         tables[number] = {
             word: s_score(
-                count, size, totals[word] - count, tokens - size, texts_with[word] - 1,
+                count,
+                size,
+                totals[word] - count,
+                tokens - size,
+                texts_with[word] - 1,
                 n_texts - 1,
             )
             for word, count in text.items()
@@ -162,14 +180,19 @@ class WnmContext:
         return np.where(found, self.values[index], 0.0)
 
 
-class WNM(Measure):
+class WNM(TextMeasure):
     """Weighted N-gram Model recall/precision/F; higher is better, in percent."""
 
     name: ClassVar[str] = "wnm"
     description: ClassVar[str] = "Weighted N-gram Model (Babych & Hartley 2004); RW = WNM recall."
     higher_is_better: ClassVar[bool] = True
     stat_names: ClassVar[tuple[str, ...]] = (
-        "count_mt", "count_ref", "i_count", "weight_mt", "weight_ref", "i_weight"
+        "count_mt",
+        "count_ref",
+        "i_count",
+        "weight_mt",
+        "weight_ref",
+        "i_weight",
     )
     options: ClassVar[dict[str, Option]] = {
         **text_options("remove-punct", True),
@@ -185,15 +208,16 @@ class WNM(Measure):
             short="score",
             help="Reported value: RW (WNM recall), FW, PW, or unweighted R, F, P.",
         ),
+        COMPLEXITY_FACTOR: complexity_factor_option("wnm"),
     }
 
-    def tokens(self, text: str) -> tuple[str, ...]:
-        return preprocess(text, self.values["tokenize"], self.values["lowercase"])
+    def validate(self) -> None:
+        check_complexity_factor(self)
 
     def context(self, references: Sequence[Sequence[str]]) -> WnmContext:
         """Pooled reference counts and salience weights of the whole test set."""
         top = self.values["max-ngram"]
-        tokens = [[self.tokens(text) for text in segment] for segment in references]
+        tokens = self.segment_tokens(references)
         flat = [reference for segment in tokens for reference in segment]
         space = NgramSpace(flat, top, 0)
         refs = ReferenceCounts(space, references, tokens, range(1, top + 1), "none")
@@ -217,7 +241,7 @@ class WNM(Measure):
         )
         if refs is not context.references:
             context = self.context(references)
-        candidates = Candidates(refs.space, [self.tokens(text) for text in hypotheses])
+        candidates = Candidates(refs.space, self.tokens_many(hypotheses))
         stats = np.zeros((len(hypotheses), len(self.stat_names)))
         layout = candidates.layout
         token_weights = context.weights(segments[layout.owner], layout.ids)
@@ -233,9 +257,9 @@ class WNM(Measure):
             stats[:, 1] += _per_segment(ref_pairs, ref_counts, counts.n_types, refs)[segments]
             stats[:, 2] += counts.per_segment()
             stats[:, 3] += np.bincount(owners, weights=window_weights, minlength=len(hypotheses))
-            stats[:, 4] += _per_segment(
-                ref_pairs, ref_counts * ref_weights, counts.n_types, refs
-            )[segments]
+            stats[:, 4] += _per_segment(ref_pairs, ref_counts * ref_weights, counts.n_types, refs)[
+                segments
+            ]
             stats[:, 5] += counts.per_segment(type_weights)
         stats[[not segment for segment in references]] = 0.0
         return stats
@@ -262,16 +286,22 @@ class WNM(Measure):
 
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
         values = self.values_of(stats.sum(axis=0))
+        raw = 100.0 * values[self.values["score"]]
         return Score(
             self.name,
-            100.0 * values[self.values["score"]],
+            normalized_by_complexity(self, raw),
             self.signature(n_refs),
-            {key: 100.0 * value for key, value in values.items()},
+            {
+                **{key: 100.0 * value for key, value in values.items()},
+                **complexity_details(self, raw),
+            },
         )
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
         key = self.values["score"]
-        return np.array([100.0 * self.values_of(row)[key] for row in stats])
+        return np.array(
+            [normalized_by_complexity(self, 100.0 * self.values_of(row)[key]) for row in stats]
+        )
 
 
 def _with_weights(context: WnmContext, tables: dict[int, dict[str, float]]) -> WnmContext:

@@ -2,6 +2,11 @@
 
 Our measures run through ``Measure.statistics`` (tokenization cached, as in a real run over
 many systems); the oracles get the same tokens or text. Returns no rows without the data.
+
+INVWER and LJWER are timed twice: their exact DPs on random pairs of n × n words (the worst
+case, and the longest n within one second per pair), and the measures with their defaults on
+real WMT17 pairs by length bucket, where the bounds settle many pairs without the DP and
+pairs beyond ``max-length`` get the d_LEV bound.
 """
 
 from __future__ import annotations
@@ -35,12 +40,24 @@ def _ter_rows(reference: list[str], systems: dict[str, list[str]]) -> list[Bench
     references = [[line] for line in reference]
     for hypothesis in systems.values():  # warm the tokenizer caches of both sides
         measure.tokens(hypothesis[0])
-    ours_s, ours = timed(lambda: [measure.corpus_score(h, references).score for h in systems.values()])
+    ours_s, ours = timed(
+        lambda: [measure.corpus_score(h, references).score for h in systems.values()]
+    )
     oracle = SacreTER()
-    oracle_s, theirs = timed(lambda: [oracle.corpus_score(h, [reference]).score for h in systems.values()])
+    oracle_s, theirs = timed(
+        lambda: [oracle.corpus_score(h, [reference]).score for h in systems.values()]
+    )
     same = all(abs(a - b) < 1e-9 for a, b in zip(ours, theirs, strict=True))
-    return [BenchRow("TER, 16 systems x 3004", ours_s, "sacrebleu 2.6.0 TER", oracle_s, ">= 10x",
-                     "identical corpus scores" if same else "SCORES DIFFER")]
+    return [
+        BenchRow(
+            "TER, 16 systems x 3004",
+            ours_s,
+            "sacrebleu 2.6.0 TER",
+            oracle_s,
+            ">= 10x",
+            "identical corpus scores" if same else "SCORES DIFFER",
+        )
+    ]
 
 
 def _timed_wall_and_cpu(
@@ -76,48 +93,119 @@ def _wer_rows(reference: list[str], systems: dict[str, list[str]]) -> list[Bench
     first_s, _ = timed(lambda: cder.statistics(first[:1], references[:1]))
     for hypothesis in systems.values():
         cder.statistics(hypothesis, references)  # word ids once, as a cached run does
-    times = _timed_wall_and_cpu({
-        "wer": lambda: [wer.statistics(h, references) for h in systems.values()],
-        "cder": lambda: [cder.statistics(h, references) for h in systems.values()],
-    })
+    times = _timed_wall_and_cpu(
+        {
+            "wer": lambda: [wer.statistics(h, references) for h in systems.values()],
+            "cder": lambda: [cder.statistics(h, references) for h in systems.values()],
+        }
+    )
     (wer_s, wer_cpu), (cder_s, cder_cpu) = times["wer"], times["cder"]
     ref_text = [" ".join(wer.tokens(line)) or "." for line in reference]
     hyp_texts = [[" ".join(wer.tokens(line)) for line in h] for h in systems.values()]
     jiwer_s, _ = timed(lambda: [jiwer.wer(ref_text, h) for h in hyp_texts])
     return [
-        BenchRow("WER, 16 systems x 3004", wer_s, "jiwer 4.0.0", jiwer_s, note=f"CPU {wer_cpu:.3f} s"),
-        BenchRow("CDER (fwd, both), 16 x 3004", cder_s, "our WER", wer_s, "<= 3x slower",
-                 f"CDER/WER wall {cder_s / wer_s:.1f}, CPU {cder_cpu / wer_cpu:.1f} "
-                 f"(CPU {cder_cpu:.3f} s)"),
-        BenchRow("CDER first call in a process", first_s,
-                 note="numba: cache load, or compile when no cache is usable"),
+        BenchRow(
+            "WER, 16 systems x 3004",
+            wer_s,
+            "jiwer 4.0.0",
+            jiwer_s,
+            ">= 1x",
+            f"CPU {wer_cpu:.3f} s",
+        ),
+        BenchRow(
+            "CDER (fwd, both), 16 x 3004",
+            cder_s,
+            "our WER",
+            wer_s,
+            "<= 3x slower",
+            f"CDER/WER wall {cder_s / wer_s:.1f}, CPU {cder_cpu / wer_cpu:.1f} "
+            f"(CPU {cder_cpu:.3f} s)",
+        ),
+        BenchRow(
+            "CDER first call in a process",
+            first_s,
+            note="numba: cache load, or compile when no cache is usable",
+        ),
     ]
 
 
 def _length_rows() -> list[BenchRow]:
-    from metrics.core.invwer import INVWER
+    from metrics.core.invwer import InversionTable, parse_costs
     from metrics.core.ljwer import long_jump_distance
 
     rng = random.Random(1)
-    invwer = INVWER(max_length=1000)
+    costs = parse_costs("1,1,1,1,1")
     rows = []
     for name, function, lengths in (
-        ("INVWER", invwer.pair_distance, (5, 10, 15, 20, 25)),
-        ("LJWER", long_jump_distance, (8, 12, 14, 16, 17, 18)),
+        (
+            "INVWER DP",
+            lambda hyp, ref: InversionTable(hyp, ref, costs).distance(),
+            (5, 10, 15, 20, 25),
+        ),
+        ("LJWER DP", long_jump_distance, (8, 12, 14, 16, 17, 18)),
     ):
         longest = 0
         for length in lengths:
-            pairs = [([rng.choice("abcdefghij") for _ in range(length)],
-                      [rng.choice("abcdefghij") for _ in range(length)]) for _ in range(3)]
+            pairs = [
+                (
+                    [rng.choice("abcdefghij") for _ in range(length)],
+                    [rng.choice("abcdefghij") for _ in range(length)],
+                )
+                for _ in range(3)
+            ]
             start = time.perf_counter()
             for hyp, ref in pairs:
                 function(hyp, ref)
             per_pair = (time.perf_counter() - start) / len(pairs)
             if per_pair <= 1.0:
                 longest = length
-            rows.append(BenchRow(f"{name}, {length} x {length} words", per_pair,
-                                 note=f"{1 / per_pair:.1f} pairs/s"))
-        rows.append(BenchRow(f"{name}: longest length within 1 s/pair", 0.0, note=f"{longest} words"))
+            rows.append(
+                BenchRow(
+                    f"{name}, {length} x {length} words",
+                    per_pair,
+                    note=f"{1 / per_pair:.1f} pairs/s",
+                )
+            )
+        rows.append(
+            BenchRow(f"{name}: longest length within 1 s/pair", 0.0, note=f"{longest} words")
+        )
+    return rows
+
+
+BUCKETS = ((1, 10), (11, 15), (16, 20), (21, 25), (26, 40), (41, 1000))
+"""Length buckets (words of the longer sentence) of the real-data rows."""
+PAIRS_PER_BUCKET = 20
+
+
+def _bucket_rows(reference: list[str], systems: dict[str, list[str]]) -> list[BenchRow]:
+    """INVWER and LJWER with default options on the first real pairs of each length bucket."""
+    from metrics.core.invwer import INVWER
+    from metrics.core.ljwer import LJWER
+
+    rows = []
+    for measure in (INVWER(), LJWER()):
+        pairs = [
+            (measure.tokens(hyp), measure.tokens(ref))
+            for hypothesis in systems.values()
+            for hyp, ref in zip(hypothesis, reference, strict=True)
+        ]
+        measure.distances_and_approximated(pairs[:1])  # load the compiled kernels first
+        for low, high in BUCKETS:
+            chosen = [pair for pair in pairs if low <= max(map(len, pair)) <= high]
+            chosen = chosen[:PAIRS_PER_BUCKET]
+            if not chosen:
+                continue
+            seconds, (_, approximated) = timed(
+                lambda c=chosen, m=measure: m.distances_and_approximated(c)
+            )
+            rows.append(
+                BenchRow(
+                    f"{measure.name.upper()} defaults, WMT17 pairs of {low}-{high} words",
+                    seconds / len(chosen),
+                    note=f"{len(chosen) / seconds:.1f} pairs/s; {int(approximated.sum())} of "
+                    f"{len(chosen)} approximated (max-length {measure.values['max-length']})",
+                )
+            )
     return rows
 
 
@@ -126,4 +214,9 @@ def run() -> list[BenchRow]:
     if data is None:
         return []
     reference, systems = data
-    return _wer_rows(reference, systems) + _length_rows() + _ter_rows(reference, systems)
+    return (
+        _wer_rows(reference, systems)
+        + _length_rows()
+        + _bucket_rows(reference, systems)
+        + _ter_rows(reference, systems)
+    )

@@ -70,12 +70,12 @@ def run() -> list[BenchRow]:
     bleu_row, sacre_bleu_s = _row("bleu", refs, systems, BLEU, ">= 3x")
     chrf_row, sacre_chrf_s = _row("chrf", refs, systems, CHRF, ">= 3x")
     rows += [bleu_row, chrf_row]
-    # m-PER and skip-bigram PER default to the thesis tokenizer (mteval-contractions), which
-    # is much slower than 13a; the 13a rows compare the measures at equal tokenization.
+    # m-PER and skip-bigram PER default to the thesis tokenizer (mteval-contractions); the
+    # target holds for the defaults, and the 13a rows compare at equal tokenization.
     plans = [
-        ("nist", None, "<= 2x our bleu"),
-        ("mper", None, ""),
-        ("mper", {"tokenize": "13a"}, "<= 2x our bleu"),
+        ("nist", None, RATIO_TARGET),
+        ("mper", None, RATIO_TARGET),
+        ("mper", {"tokenize": "13a"}, RATIO_TARGET),
         ("skipper", None, ""),
         ("skipper", {"tokenize": "13a"}, ""),
         ("wnm", None, ""),
@@ -83,13 +83,21 @@ def run() -> list[BenchRow]:
     ]
     for name, options, target in plans:
         row, _ = _row(name, refs, systems, target=target, options=options)
-        row.note = f"{row.ours_s / bleu_row.ours_s:.2f}x our bleu"
+        ratio = row.ours_s / bleu_row.ours_s
+        row.note = f"{ratio:.2f}x our bleu (same run)"
+        if target:
+            row.note += ", target met" if ratio <= 2.0 else ", TARGET MISSED"
         rows.append(row)
     sacre_ter_s, _ = timed(lambda: _sacrebleu(TER, refs, systems))
-    rows.append(_suite(
-        "suite without ljwer/invwer", refs, systems, sacre_bleu_s + sacre_chrf_s + sacre_ter_s,
-        exclude=SLOW,
-    ))
+    rows.append(
+        _suite(
+            "suite without ljwer/invwer",
+            refs,
+            systems,
+            sacre_bleu_s + sacre_chrf_s + sacre_ter_s,
+            exclude=SLOW,
+        )
+    )
     # LJWER and INVWER take minutes per system (exponential / bicubic), so the whole suite
     # is measured on a slice: the first 300 segments of one system.
     refs_slice, systems_slice = refs[:SLICE], [systems[0][:SLICE]]
@@ -101,6 +109,7 @@ def run() -> list[BenchRow]:
     return rows
 
 
+RATIO_TARGET = "<= 2x our bleu"
 SLOW = ("ljwer", "invwer")
 SLICE = 300
 
