@@ -66,5 +66,13 @@ def wmt21_official() -> dict[tuple[str, str], float]:
         }
 
 
+def mteval_segment_rows() -> list[dict[str, str]]:
+    """Frozen ``mteval-v13a.pl -c -d 2`` output for Facebook-AI against reference A: one row
+    per segment with columns ``seg``, ``mteval13a_c_bleu_refA``, ``mteval13a_c_nist_refA``."""
+    path = shared_path("wmt21-news-cs-en", "expected-mteval-v13a-seg-Facebook-AI.tsv")
+    with open(path, encoding="utf-8") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
 def segments(*streams: list[str]) -> list[list[str]]:
     return [list(references) for references in zip(*streams, strict=True)]

@@ -115,18 +115,44 @@ SPEC_REFS = [
 )
 def test_spec_corpus_vectors(smoothing, pad, rule, expected):
     measure = BLEU(
-        tokenize="none", smoothing=smoothing, pad_rule=pad, ref_length_rule=rule,
+        tokenize="none",
+        smoothing=smoothing,
+        pad_rule=pad,
+        ref_length_rule=rule,
         effective_order="never",
     )
     assert corpus(measure, SPEC_HYPS, SPEC_REFS) / 100 == pytest.approx(expected, abs=1e-6)
 
 
-def test_spec_corpus_counts_and_penalty():
-    measure = BLEU(tokenize="none", pad_rule="both")
+@pytest.mark.parametrize(
+    ("pad", "correct", "total"),
+    [("none", [8, 5, 1, 0], [9, 7, 5, 3]), ("both", [8, 8, 7, 7], [9, 11, 13, 15])],
+)
+@pytest.mark.parametrize(("rule", "penalty"), [("minimumNearest", 0.894839), ("average", 0.846482)])
+def test_spec_corpus_counts_and_penalty(pad, correct, total, rule, penalty):
+    measure = BLEU(tokenize="none", pad_rule=pad, ref_length_rule=rule)
     details = measure.corpus_score(SPEC_HYPS, SPEC_REFS).details
-    assert details["correct"] == [8, 8, 7, 7]
-    assert details["total"] == [9, 11, 13, 15]
-    assert details["brevity_penalty"] == pytest.approx(0.894839, abs=1e-6)
+    assert details["correct"] == correct
+    assert details["total"] == total
+    assert (details["hyp_len"], details["ref_len"]) == (9, 10 if rule == "minimumNearest" else 10.5)
+    assert details["brevity_penalty"] == pytest.approx(penalty, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("smoothing", "pad", "unpenalized"),
+    [
+        ("none", "none", 0.0),
+        ("bleu-s", "none", 0.485492),
+        ("bleu-s-prime", "none", 0.366997),
+        ("none", "both", 0.634858),
+        ("bleu-s", "both", 0.660633),
+        ("bleu-s-prime", "both", 0.634858),
+    ],
+)
+def test_spec_corpus_unpenalized_scores(smoothing, pad, unpenalized):
+    measure = BLEU(tokenize="none", smoothing=smoothing, pad_rule=pad, effective_order="never")
+    details = measure.corpus_score(SPEC_HYPS, SPEC_REFS).details
+    assert details["score_unpenalized"] / 100 == pytest.approx(unpenalized, abs=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -138,9 +164,7 @@ def test_spec_corpus_counts_and_penalty():
 )
 def test_spec_sentence_vectors(pad, expected):
     for column, smoothing in enumerate(("none", "bleu-s", "bleu-s-prime")):
-        measure = BLEU(
-            tokenize="none", smoothing=smoothing, pad_rule=pad, effective_order="never"
-        )
+        measure = BLEU(tokenize="none", smoothing=smoothing, pad_rule=pad, effective_order="never")
         scores = measure.sentence_scores(measure.statistics(SPEC_HYPS, SPEC_REFS)) / 100
         assert scores.tolist() == pytest.approx([row[column] for row in expected], abs=1e-6)
 
@@ -198,6 +222,20 @@ def test_brevity_penalty_vectors(hyp, rule, penalty):
     assert details["brevity_penalty"] == pytest.approx(penalty, abs=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("rule", "penalty", "expected"),
+    [("minimumNearest", 1.0, 0.485492), ("average", 0.920044, 0.446674)],
+)
+def test_c24_two_references_bleu_s(rule, penalty, expected):
+    # C.2.4: s = (0, 1, 1, 1) against both references; closest length 6, average 6.5.
+    measure = BLEU(
+        tokenize="none", smoothing="bleu-s", ref_length_rule=rule, effective_order="never"
+    )
+    result = measure.corpus_score(["the cat sat on the mat"], [SPEC_REFS[0]])
+    assert result.details["brevity_penalty"] == pytest.approx(penalty, abs=1e-6)
+    assert result.score / 100 == pytest.approx(expected, abs=1e-6)
+
+
 def test_closest_length_tie_takes_the_shorter_reference():
     details = BLEU(tokenize="none").corpus_score(["a b c d e"], [["a b c d", "a b c d e f"]])
     assert details.details["brevity_penalty"] == 1.0
@@ -207,8 +245,10 @@ def test_chunked_statistics_equal_whole_run():
     measure = BLEU()
     context = measure.context(README_REFS)
     whole = measure.statistics(README_HYPS, README_REFS, context)
-    parts = [measure.statistics(README_HYPS[i : i + 1], README_REFS[i : i + 1], context)
-             for i in range(3)]
+    parts = [
+        measure.statistics(README_HYPS[i : i + 1], README_REFS[i : i + 1], context)
+        for i in range(3)
+    ]
     assert (sum(part.sum(axis=0) for part in parts) == whole.sum(axis=0)).all()
 
 
@@ -269,12 +309,34 @@ def test_wmt21_equal_sacrebleu_official_and_mteval(wmt21, n_refs):
         assert sentences == pytest.approx(wanted, abs=1e-9)
 
 
+def test_wmt21_every_segment_equals_mteval(wmt21):
+    """Segment BLEU with the defaults equals ``mteval-v13a.pl -c -d 2`` (Facebook-AI against
+    reference A) to four decimals on all 1000 segments: the same clipping, closest reference
+    length and ``exp`` smoothing."""
+    ref_a, _, systems, _ = wmt21
+    refs = data.segments(ref_a)
+    measure = BLEU()
+    scores = measure.sentence_scores(measure.statistics(systems["Facebook-AI"], refs))
+    rows = data.mteval_segment_rows()
+    assert len(rows) == len(scores) == 1000
+    mismatches = [
+        (row["seg"], row["mteval13a_c_bleu_refA"], f"{score / 100:.4f}")
+        for row, score in zip(rows, scores, strict=True)
+        if f"{score / 100:.4f}" != row["mteval13a_c_bleu_refA"]
+    ]
+    assert mismatches == []
+
+
 def test_cli_scores_bleu_with_sentences(tmp_path, capsys):
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     hyp.write_text("\n".join(README_HYPS) + "\n", encoding="utf-8")
     ref.write_text("\n".join(r[0] for r in README_REFS) + "\n", encoding="utf-8")
-    assert cli.main(["score", "--measure", "bleu", "--ref", str(ref), "--hyp", str(hyp),
-                     "--sentences"]) == 0
+    assert (
+        cli.main(
+            ["score", "--measure", "bleu", "--ref", str(ref), "--hyp", str(hyp), "--sentences"]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     oracle = SacreBLEU().corpus_score(README_HYPS, [[r[0] for r in README_REFS]]).score
     assert result["score"] == pytest.approx(oracle)
@@ -285,8 +347,22 @@ def test_cli_thesis_preset_switches_bleu_to_bleu_s(tmp_path, capsys):
     hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
     hyp.write_text("the cat sat on the mat\n", encoding="utf-8")
     ref.write_text("the cat is on the mat\n", encoding="utf-8")
-    assert cli.main(["score", "--measure", "bleu", "--ref", str(ref), "--hyp", str(hyp),
-                     "--preset", "thesis"]) == 0
+    assert (
+        cli.main(
+            [
+                "score",
+                "--measure",
+                "bleu",
+                "--ref",
+                str(ref),
+                "--hyp",
+                str(hyp),
+                "--preset",
+                "thesis",
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     # BLEU-S, both: (5/6 · 6/8 · 6/9 · 6/10)^(1/4) = 0.25^(1/4) with the counts above.
     assert result["score"] / 100 == pytest.approx(0.25**0.25, abs=1e-9)

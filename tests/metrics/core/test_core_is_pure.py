@@ -1,8 +1,14 @@
-"""metrics/core is a pure library: no Django, only stdlib, numpy, scipy, rapidfuzz, regex, numba."""
+"""metrics/core is a pure library: no Django, only stdlib, numpy, scipy, rapidfuzz, regex, numba.
+
+Two checks: the import statements of every file (static), and a fresh interpreter that imports
+every module and then looks for Django in ``sys.modules`` (catches indirect imports too)."""
 
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -34,3 +40,46 @@ def test_only_allowed_imports(path: Path) -> None:
 
 def test_the_check_sees_imports() -> None:
     assert "numpy" in _imported_modules(CORE / "alignment.py")
+
+
+# Imports every module of metrics.core (not ``__main__``, which runs the command line; its only
+# import is ``cli``) and prints their names and the Django modules that got loaded.
+IMPORT_EVERYTHING = """
+import importlib, json, pkgutil, sys
+import metrics.core
+names = sorted(
+    module.name
+    for module in pkgutil.walk_packages(metrics.core.__path__, "metrics.core.")
+    if not module.name.endswith(".__main__")
+)
+for name in names:
+    importlib.import_module(name)
+django = sorted(name for name in sys.modules if name.split(".")[0] == "django")
+print(json.dumps({"modules": names, "django": django}))
+"""
+
+
+def _import_everything(prelude: str = "") -> dict[str, list[str]]:
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    env["PYTHONPATH"] = str(CORE.parents[1])
+    result = subprocess.run(
+        [sys.executable, "-c", prelude + IMPORT_EVERYTHING],
+        cwd=CORE.parents[1],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_importing_every_module_loads_no_django() -> None:
+    loaded = _import_everything()
+    files = {path.stem for path in CORE.glob("*.py")} - {"__init__", "__main__"}
+    assert {name.removeprefix("metrics.core.") for name in loaded["modules"]} == files
+    assert loaded["django"] == []
+
+
+def test_the_subprocess_check_sees_django() -> None:
+    assert "django" in _import_everything("import django\n")["django"]

@@ -1,4 +1,4 @@
-"""INVWER (measures spec §10.2, §10.3, §10.9 vectors; costs §10.8)."""
+"""INVWER (measures spec §10.2, §10.3, §10.6, §10.9 vectors; costs §10.8)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import pytest
 
 from metrics.core.base import MeasureError
 from metrics.core.invwer import INVWER
+from metrics.core.per import PER
+from metrics.core.wer import WER
 
 EXAMPLE = ("we will meet at noon in the lobby", "we will meet in the lobby at twelve o'clock")
 
@@ -23,10 +25,34 @@ EXAMPLE = ("we will meet at noon in the lobby", "we will meet in the lobby at tw
         ("b", "a b b b", 3),
         ("a b", "a b a b", 2),
         ("", "a b", 2),
+        # §10.6: the literal pruned memoisation returns -19 here; the DP value is 3.
+        ("c c b b a", "b b a a c a", 3),
     ],
 )
 def test_spec_vectors(hyp: str, ref: str, expected: int) -> None:
     assert INVWER(tokenize="none").pair_distance(hyp.split(), ref.split()) == expected
+
+
+@pytest.mark.parametrize(
+    ("hyp", "ref", "levenshtein", "per"),
+    [  # §10.9, columns d_LEV and d_PER
+        (*EXAMPLE, 5, 2),
+        ("a b c d", "a b d c", 2, 0),
+        ("a b d c", "b d a c", 2, 0),
+        ("a b c d", "b d a c", 4, 0),
+        ("c d a b", "a b c d", 4, 0),
+        ("d e f a b c", "a b c d e f", 6, 0),
+        ("a", "x a", 1, 1),
+        ("b", "a b b b", 3, 3),
+        ("a b", "a b a b", 2, 2),
+    ],
+)
+def test_table_10_9_levenshtein_and_per_columns(
+    hyp: str, ref: str, levenshtein: int, per: int
+) -> None:
+    pair = [(tuple(hyp.split()), tuple(ref.split()))]
+    assert WER(tokenize="none").pair_distances(pair).tolist() == [levenshtein]
+    assert PER(tokenize="none").pair_distances(pair).tolist() == [per]
 
 
 def test_example_rate_and_tree() -> None:

@@ -16,10 +16,14 @@ E, R = "I prefer the plane", "I like the plane"
 @pytest.mark.parametrize(
     ("order", "pad", "distance", "length"),
     [
-        (1, "none", 1, 4), (1, "both", 1, 4),
-        (2, "none", 2, 3), (2, "both", 2, 5),
-        (3, "none", 2, 2), (3, "both", 3, 6),
-        (4, "none", 1, 1), (4, "both", 4, 7),
+        (1, "none", 1, 4),
+        (1, "both", 1, 4),
+        (2, "none", 2, 3),
+        (2, "both", 2, 5),
+        (3, "none", 2, 2),
+        (3, "both", 3, 6),
+        (4, "none", 1, 1),
+        (4, "both", 4, 7),
     ],
 )
 def test_spec_m_per_vectors(order, pad, distance, length):
@@ -38,8 +42,14 @@ def test_spec_combined_one_to_four_with_boundaries():
 @pytest.mark.parametrize(
     ("skip", "pad", "distance", "length"),
     [
-        (0, "none", 2, 3), (1, "none", 3, 5), (2, "none", 3, 6), (4, "none", 3, 6),
-        (0, "both", 2, 5), (1, "both", 4, 9), (2, "both", 5, 12), (4, "both", 5, 15),
+        (0, "none", 2, 3),
+        (1, "none", 3, 5),
+        (2, "none", 3, 6),
+        (4, "none", 3, 6),
+        (0, "both", 2, 5),
+        (1, "both", 4, 9),
+        (2, "both", 5, 12),
+        (4, "both", 5, 15),
     ],
 )
 def test_spec_skip_bigram_vectors(skip, pad, distance, length):
@@ -61,6 +71,8 @@ def test_unigram_m_per_is_per_example():
         ("a b c", "a b d e", 2, None),
         ("a a b", "a b b", 1, None),
         ("the cat sat on the mat", "the cat is on the mat", 1, 2),
+        # "same, both with <s>…</s>": the paper's boundaries are words of the sentence
+        ("<s> the cat sat on the mat </s>", "<s> the cat is on the mat </s>", 1, 2),
     ],
 )
 def test_preprocessing_spec_c22_distances(hyp, ref, d1, d2):
@@ -71,14 +83,28 @@ def test_preprocessing_spec_c22_distances(hyp, ref, d1, d2):
         assert bigram.statistics([hyp], [[ref]])[0, 0] == d2
 
 
+def test_c22_boundary_row_with_the_pad_rule():
+    # The same row under the thesis' pad rule: [<s> the] and [mat </s>] match, so 2 again.
+    bigram = MPER(tokenize="none", min_ngram=2, max_ngram=2, pad_rule="both")
+    stats = bigram.statistics(["the cat sat on the mat"], [["the cat is on the mat"]])
+    assert stats[0, :2].tolist() == [2, 7]
+
+
 def test_reference_choice_jointly_or_separately():
     # Unigrams prefer r1 (d 0 vs 1), bigrams prefer r2 (d 1 vs 2): jointly r1 and r2 tie on
     # the sum (2 = 2); separately the minima add up to 0 + 1.
     hyp, refs = "b a c", [["a b c", "b a d"]]
-    joint = MPER(tokenize="none", min_ngram=1, max_ngram=2, pad_rule="none",
-                 ref_length_rule="minimumNearest")
-    separate = MPER(tokenize="none", min_ngram=1, max_ngram=2, pad_rule="none",
-                    ref_length_rule="minimumNearest", choose_references_separately=True)
+    joint = MPER(
+        tokenize="none", min_ngram=1, max_ngram=2, pad_rule="none", ref_length_rule="minimumNearest"
+    )
+    separate = MPER(
+        tokenize="none",
+        min_ngram=1,
+        max_ngram=2,
+        pad_rule="none",
+        ref_length_rule="minimumNearest",
+        choose_references_separately=True,
+    )
     assert joint.statistics([hyp], refs)[0, :2].tolist() == [2, 5]
     assert separate.statistics([hyp], refs)[0, :2].tolist() == [1, 5]
 
@@ -101,6 +127,22 @@ def test_cli_scores_skipper(tmp_path, capsys):
     hyp, ref = tmp_path / "h", tmp_path / "r"
     hyp.write_text(E + "\n", encoding="utf-8")
     ref.write_text(R + "\n", encoding="utf-8")
-    assert cli.main(["score", "--measure", "skipper", "--ref", str(ref), "--hyp", str(hyp),
-                     "--option", "tokenize=none", "--option", "max-bigram-skip=2"]) == 0
+    assert (
+        cli.main(
+            [
+                "score",
+                "--measure",
+                "skipper",
+                "--ref",
+                str(ref),
+                "--hyp",
+                str(hyp),
+                "--option",
+                "tokenize=none",
+                "--option",
+                "max-bigram-skip=2",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["score"] == pytest.approx(100 * 5 / 12)

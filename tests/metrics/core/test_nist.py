@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 
@@ -11,7 +10,6 @@ import pytest
 
 from metrics.core import cli
 from metrics.core.nist import NIST, nist_brevity_penalty
-from tests.conftest import shared_path
 from tests.metrics.core import _ngram_data as data
 
 SPEC_HYPS = ["the cat sat on the mat", "a dog barked"]
@@ -39,12 +37,61 @@ def test_spec_unigram_and_bigram_weights():
     assert unigram[index["barked"]] == pytest.approx(math.log2(21))
 
 
+def bigram_information(hyp: str, segment: int, **options) -> float:
+    """Σ Info over the candidate's matched bigrams, weights from the whole §11.4 corpus.
+
+    Statistics rows are ``[hyp_len, ref_len, info_1..5, total_1..5]``: column 3 is the bigram
+    information of the segment (each matched bigram's weight times its clipped count)."""
+    measure = NIST(tokenize="none", formula="clean", **options)
+    context = measure.context(SPEC_REFS)
+    hyps = ["", ""]
+    hyps[segment] = hyp
+    return float(measure.statistics(hyps, SPEC_REFS, context)[segment, 3])
+
+
+@pytest.mark.parametrize(
+    ("bigram", "segment", "info"),
+    [
+        ("the cat", 0, math.log2(4 / 1)),
+        ("on the", 0, math.log2(2 / 2)),
+        ("the mat", 0, math.log2(4 / 2)),
+        ("cat on", 0, 1.0),
+        ("dog barked", 1, 1.0),
+        ("a dog", 1, 1.0),
+    ],
+)
+def test_spec_bigram_weights(bigram, segment, info):
+    """Spec §12.3: Info(the cat) = 2, Info(on the) = 0, Info(the mat) = 1, the others 1."""
+    assert bigram_information(bigram, segment) == pytest.approx(info)
+
+
+@pytest.mark.parametrize(
+    ("first_word", "segment", "initial", "info"),
+    [
+        ("the", 0, "referenceSentences", 1.0),  # log2(4/2): Ñ[<s> the] = 2 of 4 sentences
+        ("a", 1, "referenceSentences", 2.0),  # log2(4/1)
+        ("the", 0, "K", 0.0),  # log2(2/2) with K = 2 candidate sentences
+        ("a", 1, "K", 1.0),  # log2(2/1)
+    ],
+)
+def test_spec_initial_bigram_weights(first_word, segment, initial, info):
+    """Spec §12.3 (Eq. 5.8): a one-word candidate with pad rule both has the bigrams
+    [<s> w] and [w </s>]; only the initial one occurs in the references."""
+    weight = bigram_information(first_word, segment, pad_rule="both", initial_count=initial)
+    assert weight == pytest.approx(info)
+
+
 @pytest.mark.parametrize(
     ("pad", "initial", "terms", "total", "score"),
     [
         ("none", "referenceSentences", [2.904282, 0.714286, 0, 0, 0], 3.618568, 3.273605),
-        ("both", "referenceSentences",
-         [2.904282, 0.727273, 0.307692, 0.266667, 0.235294], 4.441208, 4.017822),
+        (
+            "both",
+            "referenceSentences",
+            [2.904282, 0.727273, 0.307692, 0.266667, 0.235294],
+            4.441208,
+            4.017822,
+        ),
         ("both", "K", [2.904282, 0.545455, 0.153846, 0.133333, 0.117647], 3.854563, 3.487103),
     ],
 )
@@ -60,16 +107,50 @@ def test_spec_corpus_vectors(pad, initial, terms, total, score):
 def test_spec_sentence_vectors_use_corpus_weights():
     measure = NIST(tokenize="none")
     stats = measure.statistics(SPEC_HYPS, SPEC_REFS, measure.context(SPEC_REFS))
-    assert measure.sentence_scores(stats).tolist() == pytest.approx(
-        [3.011151, 3.333659], abs=1e-6
+    assert measure.sentence_scores(stats).tolist() == pytest.approx([3.011151, 3.333659], abs=1e-6)
+
+
+def test_spec_sentence_terms_and_penalties():
+    """Spec §12.3 sentence table: per-order terms (info / total) and the penalties."""
+    measure = NIST(tokenize="none")
+    stats = measure.statistics(SPEC_HYPS, SPEC_REFS, measure.context(SPEC_REFS))
+    unigram_bigram = stats[:, 2:4] / stats[:, 7:9]
+    assert unigram_bigram.ravel().tolist() == pytest.approx(
+        [2.493598, 0.6, 3.725651, 1.0], abs=1e-6
     )
+    assert stats[:, 4:7].tolist() == [[0, 0, 0], [0, 0, 0]]  # no trigram or longer matches
+    assert nist_brevity_penalty(6, 6.5) == pytest.approx(0.973349, abs=1e-6)
+    assert nist_brevity_penalty(3, 4) == pytest.approx(0.705439, abs=1e-6)
+
+
+C25_REFS = [["the cat is on the mat", "there is a cat on the mat"]]
 
 
 def test_preprocessing_spec_c25_vector():
-    result = NIST(tokenize="none").corpus_score(
-        ["the cat sat on the mat"], [["the cat is on the mat", "there is a cat on the mat"]]
-    )
+    result = NIST(tokenize="none").corpus_score(["the cat sat on the mat"], C25_REFS)
+    # matched information 12.332274, 2.169925, 0, 0, 0 over 6, 5, 4, 3, 2 candidate m-grams
+    terms = [12.332274 / 6, 2.169925 / 5, 0, 0, 0]
+    assert result.details["ngram_terms"] == pytest.approx(terms, abs=1e-6)
+    assert result.details["brevity_penalty"] == pytest.approx(0.973349, abs=1e-6)
     assert result.score == pytest.approx(2.423020, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("hyp", "order", "info"),
+    [
+        ("the", 1, 2.115477),  # log2(13/3)
+        ("cat", 1, 2.70044),  # log2(13/2), as on and mat
+        ("the cat", 2, 1.584963),  # log2(3/1)
+        ("on the", 2, 0.0),
+        ("the mat", 2, 0.584963),  # log2(3/2)
+        ("on the mat", 3, 0.0),  # matched, but it carries no information
+    ],
+)
+def test_preprocessing_spec_c25_weights(hyp, order, info):
+    measure = NIST(tokenize="none")
+    stats = measure.statistics([hyp], C25_REFS, measure.context(C25_REFS))
+    assert stats[0, 1 + order] == pytest.approx(info, abs=1e-5)
+    assert stats[0, 6 + order] == 1  # the candidate's single m-gram of that order
 
 
 def test_mteval_quirk_only_changes_bigrams_after_token_zero():
@@ -116,12 +197,11 @@ def test_wmt21_every_segment_equals_mteval(wmt21):
     scores = measure.sentence_scores(
         measure.statistics(systems["Facebook-AI"], refs, measure.context(refs))
     )
-    path = shared_path("wmt21-news-cs-en", "expected-mteval-v13a-seg-Facebook-AI.tsv")
-    with open(path, encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter="\t"))
+    rows = data.mteval_segment_rows()
     assert len(rows) == len(scores)
     mismatches = [
-        row["seg"] for row, score in zip(rows, scores, strict=True)
+        row["seg"]
+        for row, score in zip(rows, scores, strict=True)
         if f"{score:.4f}" != row["mteval13a_c_nist_refA"]
     ]
     assert mismatches == []
@@ -132,7 +212,18 @@ def test_cli_scores_nist(tmp_path, capsys):
     hyp.write_text("\n".join(SPEC_HYPS) + "\n", encoding="utf-8")
     ref1.write_text("\n".join(r[0] for r in SPEC_REFS) + "\n", encoding="utf-8")
     ref2.write_text("\n".join(r[1] for r in SPEC_REFS) + "\n", encoding="utf-8")
-    args = ["score", "--measure", "nist", "--ref", str(ref1), "--ref", str(ref2),
-            "--hyp", str(hyp), "--option", "tokenize=none"]
+    args = [
+        "score",
+        "--measure",
+        "nist",
+        "--ref",
+        str(ref1),
+        "--ref",
+        str(ref2),
+        "--hyp",
+        str(hyp),
+        "--option",
+        "tokenize=none",
+    ]
     assert cli.main(args) == 0
     assert json.loads(capsys.readouterr().out)["score"] == pytest.approx(3.273605, abs=1e-6)

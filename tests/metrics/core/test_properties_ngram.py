@@ -1,6 +1,7 @@
-"""Properties (hypothesis): identity gives BLEU 100, more references never lower BLEU (closest
-length), corpus BLEU from summed line statistics equals BLEU of the whole text, chunks equal
-whole runs, chrF and BLEU agree with sacreBLEU on random text."""
+"""Properties (hypothesis): identity gives BLEU 100; more references never lower the matches
+(nor BLEU at an unchanged closest length, nor BLEU with the minimum length; a closer but
+longer reference can lower BLEU); corpus BLEU from summed line statistics equals BLEU of the
+whole text; chunks equal whole runs; chrF and BLEU agree with sacreBLEU on random text."""
 
 from __future__ import annotations
 
@@ -40,6 +41,21 @@ def test_adding_a_reference_never_lowers_matches_nor_bleu_at_the_same_length(row
         assert measure.aggregate(two).score >= measure.aggregate(one).score - 1e-9
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(SENTENCES, SENTENCES, SENTENCES), min_size=1, max_size=4),
+    st.sampled_from(["exp", "floor", "add-k", "none", "bleu-s", "bleu-s-prime"]),
+)
+def test_adding_a_reference_never_lowers_bleu_with_the_minimum_length(rows, smoothing):
+    # With ref-length-rule=minimum a new reference can only shorten L* (the penalty does not
+    # fall) and only add matches, and every smoothing is monotone in the matches.
+    measure = BLEU(tokenize="none", smoothing=smoothing, ref_length_rule="minimum")
+    hyps = [row[0] for row in rows]
+    one = measure.corpus_score(hyps, [[row[1]] for row in rows]).score
+    two = measure.corpus_score(hyps, [[row[1], row[2]] for row in rows]).score
+    assert two >= one - 1e-9
+
+
 def test_a_closer_but_longer_reference_can_lower_bleu():
     # The issue's "adding a reference never lowers BLEU" fails through the brevity penalty:
     # the new reference is closer in length (6 vs 3 for 5 words) and brings no matches.
@@ -68,14 +84,20 @@ def test_corpus_bleu_from_summed_statistics_equals_bleu_of_the_whole_text(rows):
 def test_chunks_equal_whole_runs(rows, cut):
     hyps, refs = [r[0] for r in rows], [[r[1]] for r in rows]
     cut = min(cut, len(rows) - 1)
-    for measure in (BLEU(tokenize="none"), NIST(tokenize="none"), MPER(tokenize="none"),
-                    CHRF(word_order=2)):
+    for measure in (
+        BLEU(tokenize="none"),
+        NIST(tokenize="none"),
+        MPER(tokenize="none"),
+        CHRF(word_order=2),
+    ):
         context = measure.context(refs)
         whole = measure.statistics(hyps, refs, context)
-        parts = np.vstack([
-            measure.statistics(hyps[:cut], refs[:cut], context),
-            measure.statistics(hyps[cut:], refs[cut:], context),
-        ])
+        parts = np.vstack(
+            [
+                measure.statistics(hyps[:cut], refs[:cut], context),
+                measure.statistics(hyps[cut:], refs[cut:], context),
+            ]
+        )
         assert np.allclose(whole, parts)
 
 
@@ -85,7 +107,10 @@ def test_bleu_and_chrf_equal_sacrebleu_on_random_text(rows):
     hyps = [row[0] for row in rows]
     refs = [[row[1], row[2]] for row in rows]
     streams = [[row[1] for row in rows], [row[2] for row in rows]]
-    assert np.isclose(BLEU().corpus_score(hyps, refs).score,
-                      SacreBLEU().corpus_score(hyps, streams).score)
-    assert np.isclose(CHRF(word_order=2).corpus_score(hyps, refs).score,
-                      SacreCHRF(word_order=2).corpus_score(hyps, streams).score)
+    assert np.isclose(
+        BLEU().corpus_score(hyps, refs).score, SacreBLEU().corpus_score(hyps, streams).score
+    )
+    assert np.isclose(
+        CHRF(word_order=2).corpus_score(hyps, refs).score,
+        SacreCHRF(word_order=2).corpus_score(hyps, streams).score,
+    )

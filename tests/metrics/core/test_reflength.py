@@ -65,16 +65,21 @@ SECOND = ("b a c", ["a b c", "a b c d"])
     ],
 )
 def test_preprocessing_spec_cases(rule: str, case_1: float, case_2: float) -> None:
-    """C.2.3: "nearest" = averageNearest, "best" = lowestError."""
+    """C.2.3: "nearest" = averageNearest, "best" = lowestError; "closest" (by length) is
+    minimumNearest here, where the nearest reference by distance is also the closest by
+    length. PER gives WER's numbers for case 1 (distances 4 and 2 as well)."""
     for (hyp, refs), expected in ((CASE_1, case_1), (CASE_2, case_2)):
         measure = WER(tokenize="none", ref_length_rule=rule)
         assert measure.corpus_score([hyp], [refs]).score == pytest.approx(100 * expected, abs=1e-4)
+    per = PER(tokenize="none", ref_length_rule=rule).corpus_score([CASE_1[0]], [CASE_1[1]])
+    assert per.score == pytest.approx(100 * case_1, abs=1e-4)
 
 
 @pytest.mark.parametrize(
     ("rule", "wer", "per"),
     [
         ("average", 0.444444, 0.222222),
+        ("minimumNearest", 0.666667, 0.333333),  # "closest" (see above)
         ("averageNearest", 0.666667, 0.333333),
         ("lowestError", 0.545455, 0.363636),
     ],
