@@ -360,11 +360,15 @@ def test_progress_gives_each_measure_its_computing_time():
 
 
 @pytest.fixture
-def real_broker(tmp_path):
+def real_broker(tmp_path, monkeypatch):
     """The Celery app with a broker instead of eager mode; ``configure`` points it elsewhere."""
     import kombu.pools
 
     from evaltrans.celery import app
+
+    # Celery reads these variables before its configuration (CI sets CELERY_BROKER_URL).
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
+    monkeypatch.delenv("CELERY_BROKER_WRITE_URL", raising=False)
 
     keys = ("task_always_eager", "broker_url", "broker_write_url", "broker_transport_options")
     saved = {key: app.conf[key] for key in keys}
