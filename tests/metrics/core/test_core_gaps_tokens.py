@@ -20,7 +20,6 @@ from metrics.core.base import TextMeasure
 from metrics.core.error_rate import ErrorRateMeasure
 from metrics.core.mper import MPER, SkipBigramPER
 from metrics.core.preprocessing import (
-    ABBREVIATIONS,
     TOKENIZERS,
     clear_cache,
     expand_contraction,
@@ -33,6 +32,7 @@ from metrics.core.preprocessing import (
 )
 from metrics.core.reflength import DISTANCE_RULES
 from tests.metrics.core import _ngram_data as data
+from tests.metrics.core.test_preprocessing import _join_abbreviations_by_scan
 
 PIECES = st.sampled_from(
     [
@@ -95,22 +95,7 @@ TEXTS = st.one_of(
 def literal_method_4(text: str) -> list[str]:
     """Spec §3.1 method 4 without shortcuts: at every mteval token try every abbreviation
     (longest first), then expand every token that has an apostrophe."""
-    patterns = sorted(
-        ((tuple(tokenize_13a(word)), word) for word in ABBREVIATIONS),
-        key=lambda item: -len(item[0]),
-    )
-    tokens = tokenize_13a(text)
-    joined: list[str] = []
-    position = 0
-    while position < len(tokens):
-        for pattern, word in patterns:
-            if tuple(tokens[position : position + len(pattern)]) == pattern:
-                joined.append(word)
-                position += len(pattern)
-                break
-        else:
-            joined.append(tokens[position])
-            position += 1
+    joined = _join_abbreviations_by_scan(tokenize_13a(text))
     expanded: list[str] = []
     for token in joined:
         has_apostrophe = "'" in token or "\u2019" in token
