@@ -85,7 +85,8 @@ def test_a_judge_scores_with_the_keyboard_alone_revises_and_sees_progress(live_s
 
     # Log in: the user name field has the focus; Tab to the password, Enter to log in.
     page.goto(f"{live_server.url}/")
-    assert page.evaluate("document.activeElement.id") == "id_username"
+    # Browsers apply autofocus at a rendering step that may come after the load event.
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'id_username'")
     page.keyboard.type("kira")
     page.keyboard.press("Tab")
     page.keyboard.type("pw-kira")
