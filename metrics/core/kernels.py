@@ -1,4 +1,5 @@
-"""Compiled (numba) edit-distance DP shared by WER with word costs and CDER.
+"""Compiled (numba) kernels: the edit-distance DP shared by WER with word costs and CDER, and
+the merge that clips m-gram counts (:func:`merged_minimum`).
 
 One dynamic program serves WER (Levenshtein, measures spec §7, Alg. 4.1) and CDER (the
 CDCD-distance with long jumps, §9.2–9.4, Alg. 4.2 corrected). The grid follows the thesis:
@@ -232,3 +233,56 @@ def distance_grid(
         bool(end_fixed),
     )
     return float(distance), grid
+
+
+@_compiled
+def _merged_minimum(
+    keys: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    other_keys: npt.NDArray[np.int64],
+    other_counts: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    result = np.zeros(keys.size, dtype=np.int64)
+    j = 0
+    for i in range(keys.size):
+        while j < other_keys.size and other_keys[j] < keys[i]:
+            j += 1
+        if j == other_keys.size:
+            break
+        if other_keys[j] == keys[i]:
+            result[i] = min(counts[i], other_counts[j])
+    return result
+
+
+def merged_minimum(
+    keys: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+    other_keys: npt.NDArray[np.int64],
+    other_counts: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """min(count, other count) per key, 0 where ``other_keys`` lacks it; both key arrays sorted.
+
+    One pass over both arrays. Clipping a chunk's m-gram counts against a test set's reference
+    counts by binary search reads the large reference array at random; this reads it in order,
+    which is about five times faster there and suffers less when two workers share a cache.
+    """
+    return _merged_minimum(
+        keys.astype(np.int64, copy=False),
+        counts.astype(np.int64, copy=False),
+        other_keys.astype(np.int64, copy=False),
+        other_counts.astype(np.int64, copy=False),
+    )
+
+
+def warm_up() -> None:
+    """Load (or compile) every kernel of this module now rather than at its first use.
+
+    A worker process calls this once at start, so the first chunk of a run does not wait for
+    numba (about 0.2 s with a cache, seconds without one).
+    """
+    ids = np.zeros(2, dtype=np.int64)
+    starts = np.array([0, 2], dtype=np.int64)
+    packed_distances(ids, starts, ids, starts)
+    packed_distances(ids, starts, ids, starts, np.zeros(4), np.zeros(1, dtype=np.int64))
+    distance_grid(np.zeros((2, 2)))
+    merged_minimum(ids, ids, ids, ids)

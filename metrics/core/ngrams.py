@@ -33,6 +33,7 @@ from itertools import chain, repeat
 import numpy as np
 import numpy.typing as npt
 
+from .kernels import merged_minimum
 from .preprocessing import BOS, EOS, PAD_RULES
 
 IntArray = npt.NDArray[np.int64]
@@ -168,6 +169,23 @@ DENSE_LIMIT = 2**23
 """Largest raw m-gram key space numbered through a dense array (int32, so at most 32 MB)."""
 
 
+def sorted_counts(values: IntArray) -> tuple[IntArray, IntArray]:
+    """``np.unique(values, return_counts=True)`` by one sort and one pass.
+
+    numpy 2.3+ answers a plain ``np.unique`` of integers through a hash table, which for the
+    10^5-10^6 distinct m-gram keys of a test set is 15-35x slower than sorting (0.14 s against
+    4 ms for 600,000 keys); with counts it sorts, but still takes 1.7x this.
+    """
+    ordered = np.sort(values)
+    if ordered.size == 0:
+        return ordered, np.zeros(0, dtype=np.int64)
+    first = np.empty(ordered.size, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return ordered[starts], np.diff(starts, append=ordered.size)
+
+
 def _lookup(table: IntArray, raw: IntArray) -> IntArray:
     """Index of each ``raw`` value in the sorted ``table``, or UNKNOWN."""
     if len(table) == 0:
@@ -213,14 +231,14 @@ class NgramSpace:
             # A skip-bigram space: "order 2" numbers the skip bigrams (spec §6.6).
             self.max_order, self.pad = 2, 1
             raw = self._skip_raw(self.layout(references), "both")[0]
-            table = np.unique(raw[raw >= 0])
+            table = sorted_counts(raw[raw >= 0])[0]
             self.tables, self.prefixes = [table], [table // self.base]
 
     def _build_tables(self, padded: Padded) -> None:
         keys = padded.ids
         for order in range(2, self.max_order + 1):
             raw, inside = self._raw_keys(padded, keys, order)
-            table = np.unique(raw[inside])
+            table = sorted_counts(raw[inside])[0]
             self.tables.append(table)
             # The prefix number of each m-gram: NIST needs the count of its (m−1)-gram.
             self.prefixes.append(table // self.base)
@@ -308,8 +326,8 @@ def count_types(types: IntArray, owners: IntArray, n_types: int) -> tuple[IntArr
     """
     known = types >= 0
     combined = owners[known] * n_types + types[known]
-    pairs, counts = np.unique(combined, return_counts=True)
-    return pairs, counts.astype(np.int64)
+    pairs, counts = sorted_counts(combined)
+    return pairs, counts.astype(np.int64, copy=False)
 
 
 def pooled_max(
@@ -331,11 +349,17 @@ def pooled_max(
 def clipped(
     pairs: IntArray, counts: IntArray, other_pairs: IntArray, other_counts: IntArray
 ) -> IntArray:
-    """min(count, other count) for each of ``pairs`` (0 where the other side lacks the pair)."""
-    index = _lookup(other_pairs, pairs)
-    found = index >= 0
-    result = np.zeros(len(pairs), dtype=np.int64)
-    result[found] = np.minimum(counts[found], other_counts[index[found]])
+    """min(count, other count) for each of ``pairs`` (0 where the other side lacks the pair).
+
+    ``other_pairs`` is sorted (tables are built sorted). ``pairs`` nearly always is too
+    (segments in test-set order); where a repeated reference maps a later segment to an
+    earlier number it is sorted first, and the result put back in the given order.
+    """
+    if pairs.size < 2 or bool((pairs[1:] >= pairs[:-1]).all()):
+        return merged_minimum(pairs, counts, other_pairs, other_counts)
+    order = np.argsort(pairs, kind="stable")
+    result = np.empty(len(pairs), dtype=np.int64)
+    result[order] = merged_minimum(pairs[order], counts[order], other_pairs, other_counts)
     return result
 
 

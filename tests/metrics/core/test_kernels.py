@@ -137,3 +137,31 @@ def test_compiles_without_a_writable_cache(tmp_path: Path, monkeypatch: pytest.M
     assert module.twice(21) == 42
     with pytest.raises(RuntimeError, match="no locator available"):
         njit(cache=True)(module.twice.py_func)  # what _compiled falls back from
+
+
+WARM_UP_CHECK = """
+from numba.core.registry import CPUDispatcher
+from metrics.core import kernels
+dispatchers = [v for v in vars(kernels).values() if isinstance(v, CPUDispatcher)]
+assert dispatchers, "no compiled kernels found"
+assert not any(d.signatures for d in dispatchers)
+kernels.warm_up()
+print(sorted(d.__name__ for d in dispatchers if not d.signatures))
+"""
+# Kernels called only from other kernels are compiled into them and never load on their own.
+INNER_KERNELS = "['_fill']"
+
+
+def test_warm_up_loads_every_kernel_of_the_module() -> None:
+    """Workers call ``warm_up`` before forking; a kernel it forgets would load in a task."""
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-c", WARM_UP_CHECK],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[3],
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == INNER_KERNELS

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from metrics.core.ngrams import (
     UNKNOWN,
     Candidates,
     NgramSpace,
     ReferenceCounts,
+    clipped,
     skip_pair_positions,
+    sorted_counts,
     window_positions,
 )
 from metrics.core.preprocessing import BOS, EOS
@@ -89,3 +93,32 @@ def test_locate_maps_chunks_to_test_set_segments():
     counts = ReferenceCounts(space, refs, tokens, [1], "none")
     assert counts.locate([["z"], ["x y"]]).tolist() == [1, 0]
     assert counts.locate([["unseen"]]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 40), st.integers(1, 5)), max_size=30),
+    st.lists(st.tuples(st.integers(0, 40), st.integers(1, 5)), max_size=30),
+    st.booleans(),
+)
+def test_clipping_by_merge_or_search_is_the_minimum_per_key(mine, theirs, shuffle):
+    """Clipping merges sorted keys in one pass; unsorted keys are sorted first and put back."""
+    mine_dict, their_dict = dict(mine), dict(theirs)
+    keys = np.array(sorted(mine_dict), dtype=np.int64)
+    if shuffle:
+        keys = keys[::-1].copy()  # descending: sorted first, result in the given order
+    counts = np.array([mine_dict[k] for k in keys.tolist()], dtype=np.int64)
+    other = np.array(sorted(their_dict), dtype=np.int64)
+    other_counts = np.array([their_dict[k] for k in other.tolist()], dtype=np.int64)
+    expected = [min(mine_dict[k], their_dict.get(k, 0)) for k in keys.tolist()]
+    assert clipped(keys, counts, other, other_counts).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-3, 2**40), max_size=60))
+def test_sorted_counts_equal_numpy_unique(values):
+    array = np.array(values, dtype=np.int64)
+    keys, counts = sorted_counts(array)
+    want_keys, want_counts = np.unique(array, return_counts=True)
+    assert keys.tolist() == want_keys.tolist()
+    assert counts.tolist() == want_counts.tolist()
