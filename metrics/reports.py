@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from metrics.core import get_metric
-from metrics.core.base import Measure
+from metrics.core.base import Measure, format_bool
 from metrics.core.bleu import thesis_bleu
 
 XML_HEADER = '<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE etreport SYSTEM "etreport.dtd">\n'
@@ -114,7 +114,7 @@ def _number(value: Any) -> str:
     if value is None:
         return "NaN"
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return format_bool(value)
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):

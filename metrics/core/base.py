@@ -51,6 +51,11 @@ def parse_bool(text: str) -> bool:
     raise MeasureError(f"expected true or false, got {text!r}")
 
 
+def format_bool(value: bool) -> str:
+    """``true`` or ``false``: how option values and report numbers spell a bool."""
+    return "true" if value else "false"
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of a measure.

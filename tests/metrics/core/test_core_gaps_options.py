@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from metrics.core.base import MeasureError
+from metrics.core.base import MeasureError, format_bool, parse_bool
 from metrics.core.bleu import BLEU
 from metrics.core.complexity import NORMALISATION_EXPONENTS, normalized_score
 from metrics.core.ter import TER
@@ -96,3 +96,14 @@ def test_ter_contradicting_case_options_are_rejected() -> None:
     assert TER(lowercase="true", case_sensitive="false").values["case-sensitive"] is False
     with pytest.raises(MeasureError, match="true or false"):
         TER(lowercase="maybe")
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_formatted_bool_parses_back(value: bool) -> None:
+    assert parse_bool(format_bool(value)) is value
+
+
+@pytest.mark.parametrize("text", ["maybe", "", "2"])
+def test_a_bool_option_refuses_other_words(text: str) -> None:
+    with pytest.raises(MeasureError, match="expected true or false"):
+        parse_bool(text)
