@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -26,20 +25,7 @@ from metrics.core.human_scores import (
     sentence_statistic,
     significant,
 )
-
-
-@dataclass(frozen=True)
-class J:
-    """A minimal judgment (anything with these attributes is accepted)."""
-
-    system: str
-    segment_id: str
-    judge: str
-    aspect: str
-    raw: float | None
-    z_given: float | None = None
-    kind: str = "SYSTEM"
-
+from tests.metrics.core._judgments import J
 
 judge_scores = st.lists(
     st.tuples(st.sampled_from("abcd"), st.integers(min_value=1, max_value=5)),

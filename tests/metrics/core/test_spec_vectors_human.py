@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
 
 import pytest
 from scipy import stats
@@ -29,6 +28,7 @@ from metrics.core.complexity import (
     normalized_score,
 )
 from metrics.core.human_scores import human_scores, judge_stats, normalize_by_judge, weighted_mean
+from tests.metrics.core._judgments import J
 
 SIX_DECIMALS = 5e-7
 THREE_DECIMALS = 5e-4
@@ -44,22 +44,9 @@ Z_POPULATION = [-1.224745, 0.0, 1.224745]
 Z_SAMPLE = [-1.0, 0.0, 1.0]
 
 
-@dataclass(frozen=True)
-class Judgment:
-    """A minimal judgment with the attributes ``human_scores`` reads."""
-
-    system: str
-    segment_id: str
-    judge: str
-    aspect: str
-    raw: float | None
-    z_given: float | None = None
-    kind: str = "SYSTEM"
-
-
-def _vector_judgments() -> list[Judgment]:
+def _vector_judgments() -> list[J]:
     return [
-        Judgment("S", sentence, judge, "adequacy", score)
+        J("S", sentence, judge, "adequacy", score)
         for judge, scores in JUDGE_SCORES.items()
         for sentence, score in zip(SENTENCES, scores, strict=True)
     ]
@@ -141,7 +128,7 @@ def test_weighted_mean_vector(weights, expected):
 def test_system_score_vector_through_the_pipeline(weighting, lengths, expected):
     """A system with sentence scores 5 and 3 (lengths 2 and 8) scores 3.4 weighted, 4.0 not."""
     records = [
-        Judgment("S", segment, "A", "adequacy", score) for segment, score in SENTENCE_SCORES.items()
+        J("S", segment, "A", "adequacy", score) for segment, score in SENTENCE_SCORES.items()
     ]
     result = human_scores(
         records, aspect="adequacy", weighting=weighting, bootstrap_samples=0, **lengths
