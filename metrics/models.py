@@ -8,7 +8,8 @@ test-set version is a new ``TestSet`` row, so it invalidates nothing of the old 
 * ``MetricRun`` → ``RunMeasure`` (one per measure and options, with its signature) and the
   chosen systems.
 * ``SegmentStatistics``: one row per (test set, system, signature, chunk of segments) holding
-  the chunk's per-segment sufficient statistics and sentence scores as JSON arrays. Chunk rows
+  the chunk's per-segment sufficient statistics and sentence scores as packed float64 arrays
+  (``pack_floats``; NaN stays NaN, and no JSON is encoded or parsed per number). Chunk rows
   are the unit of idempotent writes: a task delivered twice finds its row and stores nothing.
   ``metrics.selectors.segment_arrays`` turns them into numpy arrays per (system, signature) for
   the results pages and the correlation dashboards.
@@ -17,6 +18,8 @@ test-set version is a new ``TestSet`` row, so it invalidates nothing of the old 
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
@@ -96,11 +99,25 @@ class RunMeasure(models.Model):
         return self.signature
 
 
+FLOAT_LAYOUT = np.dtype("<f8")  # the byte layout of stored arrays, whatever the machine
+
+
+def pack_floats(values: npt.ArrayLike) -> bytes:
+    """The bytes of a float array as stored in ``SegmentStatistics`` (row-major, float64 LE)."""
+    return np.ascontiguousarray(values, dtype=FLOAT_LAYOUT).tobytes()
+
+
+def unpack_floats(data: bytes | memoryview, columns: int | None = None) -> npt.NDArray[np.float64]:
+    """The array of :func:`pack_floats`; ``columns`` gives rows of that width."""
+    values = np.frombuffer(data, dtype=FLOAT_LAYOUT).astype(np.float64)
+    return values if columns is None else values.reshape(-1, columns)
+
+
 class SegmentStatistics(models.Model):
     """Sufficient statistics and sentence scores of segments [start, stop) of one system.
 
-    ``stats`` is a list of rows (one per segment, ``stat_names`` columns); ``sentence_scores``
-    a list with ``null`` where the sentence score is undefined (JSON has no NaN).
+    ``stats`` holds (stop - start) rows of ``len(stat_names)`` numbers, ``sentence_scores``
+    one number per segment (NaN where undefined), both packed by :func:`pack_floats`.
     """
 
     test_set = models.ForeignKey(TestSet, on_delete=models.CASCADE, related_name="+")
@@ -110,8 +127,8 @@ class SegmentStatistics(models.Model):
     start = models.PositiveIntegerField()
     stop = models.PositiveIntegerField()
     stat_names = models.JSONField(default=list)
-    stats = models.JSONField(default=list)
-    sentence_scores = models.JSONField(default=list)
+    stats = models.BinaryField(default=bytes)
+    sentence_scores = models.BinaryField(default=bytes)
     seconds = models.FloatField(default=0.0, help_text="Computing time of this chunk.")
     created_at = models.DateTimeField(default=timezone.now)
 

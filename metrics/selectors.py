@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
 
-from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore
+from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, unpack_floats
 
 
 def chunk_layout(segment_count: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -103,16 +103,12 @@ def _cover(rows: list[tuple[int, int, Any]]) -> list[Any] | None:
     return chain
 
 
-def _as_floats(values: list) -> npt.NDArray[np.float64]:
-    return np.array([[math.nan if v is None else v for v in row] for row in values], dtype=float)
-
-
 def segment_arrays(
     *, test_set: TestSet, signature: str, system_ids: Iterable[int] | None = None
 ) -> dict[int, SegmentArrays]:
     """Statistics and sentence scores per system id, for systems whose chunks cover the set.
 
-    One query; the JSON of each chunk is decoded once.
+    One query; each chunk's packed arrays are unpacked once.
     """
     rows = SegmentStatistics.objects.filter(test_set=test_set, signature=signature)
     if system_ids is not None:
@@ -127,19 +123,11 @@ def segment_arrays(
         chain = _cover(chunks)
         if chain is None:
             continue
-        stats_rows: list = []
-        sentence: list = []
-        for _, chunk_stats, chunk_sentence, _ in chain:
-            stats_rows.extend(chunk_stats)
-            sentence.extend(chunk_sentence)
-        if any(None in row for row in stats_rows):
-            stats_array = _as_floats(stats_rows)
-        else:
-            stats_array = np.array(stats_rows, dtype=float).reshape(len(stats_rows), -1)
+        names = list(chain[0][0])
         result[system_id] = SegmentArrays(
-            stat_names=list(chain[0][0]),
-            stats=stats_array,
-            sentence_scores=np.array([math.nan if v is None else v for v in sentence], dtype=float),
+            stat_names=names,
+            stats=np.concatenate([unpack_floats(item[1], len(names)) for item in chain]),
+            sentence_scores=np.concatenate([unpack_floats(item[2]) for item in chain]),
             seconds=float(sum(item[3] for item in chain)),
         )
     return result
@@ -206,7 +194,8 @@ class RunProgress:
                     "done": item.done,
                     "total": item.total,
                     "percent": round(item.percent, 1),
-                    "elapsed_s": round(item.elapsed_s, 1),
+                    # Three decimals: a measure of a few milliseconds is "< 1 s", not nothing.
+                    "elapsed_s": round(item.elapsed_s, 3),
                     "remaining_s": None if item.remaining_s is None else round(item.remaining_s, 1),
                 }
                 for item in self.measures

@@ -48,10 +48,10 @@ from kombu.exceptions import KombuError
 from evaltrans.corpora.models import Candidate, Reference, System, TestSet
 from evaltrans.corpora.selectors import testset_reference_labels
 from metrics.core import METRICS, Measure, MeasureError, get_metric
-from metrics.core.base import parse_bool
+from metrics.core.base import format_bool, parse_bool
 from metrics.core.presets import PRESETS
 
-from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore
+from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, pack_floats
 from .selectors import chunk_layout, segment_arrays
 
 logger = logging.getLogger(__name__)
@@ -479,16 +479,6 @@ def metric_run_plan(*, run_id: int) -> int:
     return len(tasks)
 
 
-def _clean(values: np.ndarray) -> list:
-    """Numbers for JSON: NaN and infinities become null (JSON and PostgreSQL have no NaN)."""
-    as_list = values.tolist()
-    if np.isfinite(values).all():
-        return as_list
-    if values.ndim == 1:
-        return [value if math.isfinite(value) else None for value in as_list]
-    return [[value if math.isfinite(value) else None for value in row] for row in as_list]
-
-
 def metric_chunk_compute(
     *, run_id: int, system_id: int, start: int, stop: int, generation: int = 0
 ) -> int:
@@ -536,8 +526,8 @@ def metric_chunk_compute(
                     start=start,
                     stop=stop,
                     stat_names=list(measure.stat_names),
-                    stats=_clean(stats),
-                    sentence_scores=_clean(sentence),
+                    stats=pack_floats(stats),
+                    sentence_scores=pack_floats(sentence),
                     seconds=time.perf_counter() - began,
                 )
             )
@@ -870,7 +860,7 @@ def measure_options_parse(
 
 def _option_text(value: Any) -> str:
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return format_bool(value)
     return str(value)
 
 

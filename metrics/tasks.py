@@ -19,9 +19,11 @@ from typing import Any
 
 from celery import bootsteps
 from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_init
 from django.db import InterfaceError, OperationalError
 
 from evaltrans.celery import app
+from metrics.core import kernels
 
 from . import services
 
@@ -115,3 +117,13 @@ class ResumeRunsOnConnect(bootsteps.StartStopStep):
 
 
 app.steps["consumer"].add(ResumeRunsOnConnect)
+
+
+@worker_init.connect
+def load_kernels(**_: Any) -> None:
+    """Load the compiled kernels in the worker's main process, before the pool forks, so every
+    pool process has them and a run's first chunk does not wait for numba."""
+    try:
+        kernels.warm_up()
+    except Exception:  # a worker without its kernels still works: they load at first use
+        logger.exception("could not load the compiled kernels")

@@ -136,9 +136,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "processed_folder": str(VAR_DIR / "broker" / "processed"),
         "control_folder": str(VAR_DIR / "broker" / "control"),
         "store_processed": False,
-        # kombu polls the folder once a second by default: with late acks and prefetch 1
-        # that is a second of idle worker between tasks.
-        "polling_interval": 0.1,
+        # kombu polls the folder once a second by default; with late acks and prefetch 1 a
+        # worker waits up to one interval between tasks. 10 ms costs an idle worker about
+        # 0.5 % of a core and a run of 50 tasks about 0.25 s (0.1 s cost it 3 to 4 s).
+        "polling_interval": 0.01,
     }
     if CELERY_BROKER_URL.startswith("filesystem://")
     else {}

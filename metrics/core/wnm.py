@@ -161,12 +161,15 @@ def segment_salience(texts: Sequence[Counter[str]]) -> dict[int, dict[str, float
 
 @dataclass
 class WnmContext:
-    """Pooled reference counts and the S-score of every (text, word) pair."""
+    """Pooled reference counts, the S-score of every (text, word) pair, and per order the
+    m-gram count and weight of every segment's references (these depend on the references
+    only, so chunks and systems share them)."""
 
     references: ReferenceCounts
     global_text: bool
     keys: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     values: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    reference_totals: dict[int, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def weights(self, segments: IntArray, ids: IntArray) -> npt.NDArray[np.float64]:
         """S-score of token ``ids`` in the reference text of ``segments`` (0 if absent)."""
@@ -225,8 +228,18 @@ class WNM(TextMeasure):
         if self.values["corpus-stats"]:
             background = read_corpus_stats(self.values["corpus-stats"])
             table = salience(sum(texts, Counter()), background)
-            return _with_weights(WnmContext(refs, True), {0: table})
-        return _with_weights(WnmContext(refs, False), segment_salience(texts))
+            context = _with_weights(WnmContext(refs, True), {0: table})
+        else:
+            context = _with_weights(WnmContext(refs, False), segment_salience(texts))
+        for order in range(1, top + 1):
+            ref_pairs, ref_counts = refs.pooled[order]
+            ref_weights = self._type_weights(context, order, np.arange(refs.n_segments), ref_pairs)
+            n_types = refs.space.size(order)
+            context.reference_totals[order] = (
+                _per_segment(ref_pairs, ref_counts, n_types, refs),
+                _per_segment(ref_pairs, ref_counts * ref_weights, n_types, refs),
+            )
+        return context
 
     def statistics(
         self,
@@ -249,17 +262,14 @@ class WNM(TextMeasure):
         for order in range(1, self.values["max-ngram"] + 1):
             counts = refs.clip(candidates, order, segments)
             type_weights = self._type_weights(context, order, segments, counts.pairs)
-            ref_pairs, ref_counts = refs.pooled[order]
-            ref_weights = self._type_weights(context, order, np.arange(refs.n_segments), ref_pairs)
+            ref_count, ref_weight = context.reference_totals[order]
             positions, owners = window_positions(candidates.layout, order, "none")
             window_weights = cumulative[positions + order] - cumulative[positions]
             stats[:, 0] += counts.totals
-            stats[:, 1] += _per_segment(ref_pairs, ref_counts, counts.n_types, refs)[segments]
+            stats[:, 1] += ref_count[segments]
             stats[:, 2] += counts.per_segment()
             stats[:, 3] += np.bincount(owners, weights=window_weights, minlength=len(hypotheses))
-            stats[:, 4] += _per_segment(ref_pairs, ref_counts * ref_weights, counts.n_types, refs)[
-                segments
-            ]
+            stats[:, 4] += ref_weight[segments]
             stats[:, 5] += counts.per_segment(type_weights)
         stats[[not segment for segment in references]] = 0.0
         return stats

@@ -6,6 +6,7 @@
 
   function formatSeconds(seconds) {
     if (seconds === null || seconds === undefined) return "";
+    if (seconds > 0 && seconds < 0.5) return "< 1 s";
     seconds = Math.round(seconds);
     if (seconds < 60) return seconds + " s";
     var minutes = Math.floor(seconds / 60);

@@ -105,3 +105,7 @@ def test_progress_updates_live_without_reload(live_server, page):
     page.wait_for_selector("#results-table", timeout=15_000)
     assert page.locator("#run-status").inner_text() == "Done"
     assert page.evaluate("window.stillTheSamePage === undefined")  # reloaded for the results
+    # Chunks of a few milliseconds still show a computing time.
+    SegmentStatistics.objects.filter(test_set=test_set).update(seconds=0.004)
+    page.reload()
+    assert page.locator("tr[data-signature] .times").nth(1).inner_text() == "< 1 s computing"

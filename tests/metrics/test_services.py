@@ -13,7 +13,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 
 from metrics import services
 from metrics.core import get_metric
-from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore
+from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, pack_floats
 from metrics.selectors import run_progress, run_results, segment_arrays
 from tests.metrics.run_helpers import OUTPUTS, REFERENCES, choices, make_test_set
 
@@ -308,8 +308,8 @@ def store_chunk(run, system, signature, measure, span, seconds, created):
         start=start,
         stop=stop,
         stat_names=["distance", "ref_length"],
-        stats=[[0.0, 1.0]] * (stop - start),
-        sentence_scores=[0.0] * (stop - start),
+        stats=pack_floats([[0.0, 1.0]] * (stop - start)),
+        sentence_scores=pack_floats([0.0] * (stop - start)),
         seconds=seconds,
         created_at=created,
     )
@@ -354,6 +354,10 @@ def test_progress_gives_each_measure_its_computing_time():
         (1.0, 0.0),
         (0.0, 0.0),
     ]
+    # Milliseconds survive the JSON, so the page can say "< 1 s" rather than nothing.
+    SegmentStatistics.objects.filter(measure="per").update(seconds=0.004)
+    per_times = [m["elapsed_s"] for m in run_progress(run=run).as_dict()["measures"]]
+    assert per_times[1] == 0.004
 
 
 # --- the broker is checked before the commit -----------------------------------------------

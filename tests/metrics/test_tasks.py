@@ -77,3 +77,23 @@ def test_database_errors_are_retried_not_failed():
             tasks.metric_chunk_compute_task(run.pk, 1, 0, 4)
     run.refresh_from_db()
     assert run.status == MetricRun.Status.RUNNING
+
+
+def test_a_starting_worker_loads_the_compiled_kernels(monkeypatch):
+    from celery.signals import worker_init
+
+    # Sending the signal would also run Celery's Django fix-up, which needs a real worker.
+    assert tasks.load_kernels in worker_init._live_receivers(None)
+    calls = []
+    monkeypatch.setattr(tasks.kernels, "warm_up", lambda: calls.append("loaded"))
+    tasks.load_kernels()
+    assert calls == ["loaded"]
+
+
+def test_a_kernel_that_fails_to_load_does_not_stop_the_worker(monkeypatch, caplog):
+    def broken() -> None:
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(tasks.kernels, "warm_up", broken)
+    tasks.load_kernels()
+    assert "could not load the compiled kernels" in caplog.text
