@@ -35,9 +35,9 @@ def _option_field(option: Option) -> forms.Field:
     if option.choices is not None:
         return forms.ChoiceField(choices=[(c, c) for c in option.choices], **common)
     if option.kind is int:
-        return forms.IntegerField(min_value=option.minimum, **common)
+        return forms.IntegerField(min_value=option.minimum, max_value=option.maximum, **common)
     if option.kind is float:
-        return forms.FloatField(min_value=option.minimum, **common)
+        return forms.FloatField(min_value=option.minimum, max_value=option.maximum, **common)
     return forms.CharField(max_length=200, **common)
 
 

@@ -68,6 +68,7 @@ class Option:
         help: one sentence for ``list`` and the docs.
         short: the key used in signatures (e.g. ``tok`` for ``tokenize``).
         minimum: smallest allowed number for int/float options.
+        maximum: largest allowed number for int/float options.
     """
 
     default: Any
@@ -76,6 +77,7 @@ class Option:
     kind: type = str
     short: str = ""
     minimum: float | None = None
+    maximum: float | None = None
 
     def convert(self, name: str, value: Any) -> Any:
         """Return ``value`` converted to the option's kind, or raise MeasureError."""
@@ -93,6 +95,8 @@ class Option:
             raise MeasureError(f"option {name}: {value!r} is not one of {allowed}")
         if self.minimum is not None and converted < self.minimum:
             raise MeasureError(f"option {name}: {value!r} is below {self.minimum}")
+        if self.maximum is not None and converted > self.maximum:
+            raise MeasureError(f"option {name}: {value!r} is above {self.maximum}")
         return converted
 
     def describe(self) -> dict[str, Any]:

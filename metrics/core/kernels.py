@@ -275,7 +275,8 @@ def merged_minimum(
 
 
 def warm_up() -> None:
-    """Load (or compile) every kernel of this module now rather than at its first use.
+    """Load (or compile) every kernel of this module, INVWER's and LJWER's now rather than at
+    their first use.
 
     A worker process calls this once at start, so the first chunk of a run does not wait for
     numba (about 0.2 s with a cache, seconds without one).
@@ -286,3 +287,10 @@ def warm_up() -> None:
     packed_distances(ids, starts, ids, starts, np.zeros(4), np.zeros(1, dtype=np.int64))
     distance_grid(np.zeros((2, 2)))
     merged_minimum(ids, ids, ids, ids)
+    # The exact INVWER and LJWER kernels live beside their measures, which import this
+    # module, so they are imported here and not at the top.
+    from .invwer import InversionSearch
+    from .ljwer import bounded_long_jump_distance
+
+    InversionSearch(["a", "b"], ["b", "a"], (1, 1, 1, 1, 1), 2)
+    bounded_long_jump_distance(["a", "b"], ["b", "a"], 2)

@@ -147,25 +147,21 @@ def _random_pairs(
     ]
 
 
-def _invwer_length_rows() -> list[BenchRow]:
-    """The DP and the memoised search on the same random pairs (10 words: many repeats)."""
-    from rapidfuzz.distance import Levenshtein
+Pairwise = Callable[[list[str], list[str]], object]
 
-    from metrics.core.invwer import InversionSearch, InversionTable, parse_costs
 
+def _timed_by_length(
+    algorithms: dict[str, Pairwise], lengths: Sequence[int], skip: Callable[[str, int], bool]
+) -> list[BenchRow]:
+    """Every algorithm on the same random n × n pairs for each n (but where ``skip``): the
+    mean and slowest pair, and the longest n each handles within one second per pair."""
     rng = random.Random(1)
-    costs = parse_costs("1,1,1,1,1")
-    algorithms: dict[str, Callable[[list[str], list[str]], object]] = {
-        "INVWER DP": lambda hyp, ref: InversionTable(hyp, ref, costs).distance(),
-        "INVWER memo": lambda hyp, ref: InversionSearch(
-            hyp, ref, costs, Levenshtein.distance(hyp, ref)
-        ).distance(),
-    }
-    algorithms["INVWER memo"](["a", "b"], ["b", "a"])  # load the compiled search first
     rows, longest = [], dict.fromkeys(algorithms, 0)
-    for length in (5, 10, 15, 20, 25, 30):
+    for length in lengths:
         pairs = _random_pairs(rng, length)
         for name, function in algorithms.items():
+            if skip(name, length):
+                continue
             seconds = [timed(lambda f=function, p=pair: f(*p))[0] for pair in pairs]
             per_pair = sum(seconds) / len(pairs)
             if max(seconds) <= 1.0:
@@ -185,28 +181,34 @@ def _invwer_length_rows() -> list[BenchRow]:
 
 
 def _length_rows() -> list[BenchRow]:
-    from metrics.core.ljwer import long_jump_distance
+    """INVWER's DP and memoised search; LJWER's full DP (spec §8, every state) and the
+    pruned DP that scores (from the bounds, as ``LJWER`` calls it); random pairs over a
+    10-word vocabulary (many repeats, the bounds prune little)."""
+    from rapidfuzz.distance import Levenshtein
 
-    rng = random.Random(1)
-    rows = _invwer_length_rows()
-    longest = 0
-    for length in (8, 12, 14, 16, 17, 18):
-        pairs = _random_pairs(rng, length)
-        start = time.perf_counter()
-        for hyp, ref in pairs:
-            long_jump_distance(hyp, ref)
-        per_pair = (time.perf_counter() - start) / len(pairs)
-        if per_pair <= 1.0:
-            longest = length
-        rows.append(
-            BenchRow(
-                f"LJWER DP, {length} x {length} words",
-                per_pair,
-                note=f"{1 / per_pair:.1f} pairs/s",
-            )
-        )
-    rows.append(BenchRow("LJWER DP: longest length within 1 s/pair", 0.0, note=f"{longest} words"))
-    return rows
+    from metrics.core.invwer import InversionSearch, InversionTable, parse_costs
+    from metrics.core.ljwer import long_jump_between, long_jump_distance, long_jump_lower_bounds
+
+    costs = parse_costs("1,1,1,1,1")
+
+    def memo(hyp: list[str], ref: list[str]) -> int:
+        return InversionSearch(hyp, ref, costs, Levenshtein.distance(hyp, ref)).distance()
+
+    def pruned(hyp: list[str], ref: list[str]) -> int:
+        lower = int(long_jump_lower_bounds([(hyp, ref)])[0])
+        return long_jump_between(hyp, ref, lower, Levenshtein.distance(hyp, ref))
+
+    memo(["a", "b"], ["b", "a"])  # load the compiled kernels first
+    pruned(["a", "b"], ["b", "a"])
+    invwer = {
+        "INVWER DP": lambda hyp, ref: InversionTable(hyp, ref, costs).distance(),
+        "INVWER memo": memo,
+    }
+    ljwer = {"LJWER full DP": long_jump_distance, "LJWER pruned DP": pruned}
+    # The full LJWER DP beyond 18 words: seconds to minutes per pair, gigabytes of memory.
+    return _timed_by_length(invwer, (5, 10, 15, 20, 25, 30), lambda name, n: False) + (
+        _timed_by_length(ljwer, (8, 12, 16, 18, 20, 22), lambda name, n: "full" in name and n > 18)
+    )
 
 
 BUCKETS = ((1, 10), (11, 15), (16, 20), (21, 25), (26, 40), (41, 1000))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import math
 import sys
@@ -141,18 +142,24 @@ def test_compiles_without_a_writable_cache(tmp_path: Path, monkeypatch: pytest.M
 
 WARM_UP_CHECK = """
 from numba.core.registry import CPUDispatcher
-from metrics.core import kernels
-dispatchers = [v for v in vars(kernels).values() if isinstance(v, CPUDispatcher)]
-assert dispatchers, "no compiled kernels found"
+from metrics.core import invwer, kernels, ljwer
+dispatchers = [
+    value
+    for module in (kernels, invwer, ljwer)
+    for value in vars(module).values()
+    if isinstance(value, CPUDispatcher)
+]
+assert len(dispatchers) > 10, "compiled kernels missing"
 assert not any(d.signatures for d in dispatchers)
 kernels.warm_up()
 print(sorted(d.__name__ for d in dispatchers if not d.signatures))
 """
-# Kernels called only from other kernels are compiled into them and never load on their own.
-INNER_KERNELS = "['_fill']"
+# Kernels called only from other kernels are compiled into them: loaded from numba's cache,
+# they never get signatures of their own (compiled afresh, they do).
+INNER_KERNELS = {"_fill", "_length_bound", "_next_split", "_open_node", "_queue", "popcount"}
 
 
-def test_warm_up_loads_every_kernel_of_the_module() -> None:
+def test_warm_up_loads_every_kernel() -> None:
     """Workers call ``warm_up`` before forking; a kernel it forgets would load in a task."""
     import subprocess
 
@@ -164,4 +171,4 @@ def test_warm_up_loads_every_kernel_of_the_module() -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == INNER_KERNELS
+    assert set(ast.literal_eval(result.stdout.strip())) <= INNER_KERNELS

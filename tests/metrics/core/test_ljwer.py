@@ -8,9 +8,17 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rapidfuzz.distance import Levenshtein
 
 from metrics.core.alignment import Alignment
-from metrics.core.ljwer import LJWER, long_jump_distance
+from metrics.core.base import MeasureError
+from metrics.core.ljwer import (
+    LJWER,
+    bounded_long_jump_distance,
+    long_jump_between,
+    long_jump_distance,
+    long_jump_lower_bounds,
+)
 
 SPEC_VECTORS = [
     ("we will meet at noon in the lobby", "we will meet in the lobby at twelve o'clock", 5),
@@ -40,6 +48,12 @@ def test_beyond_the_limit_the_levenshtein_bound_is_used_and_counted() -> None:
     assert stats[:, 0].tolist() == [4.0, 2.0]
     assert measure.aggregate(stats).details["approximated_segments"] == 1
     assert "maxlen:2" in str(measure.signature(1))
+
+
+def test_max_length_above_the_arrays_limit_is_refused() -> None:
+    with pytest.raises(MeasureError, match="max-length: 25 is above 24"):
+        LJWER(max_length=25)
+    assert LJWER().values["max-length"] == 20  # the spec's app policy (§8)
 
 
 def check_path(alignment: Alignment) -> None:
@@ -177,3 +191,43 @@ def test_as_dict_is_json_serialisable() -> None:
         restored = json.loads(json.dumps(data))
         assert restored["extras"] == data["extras"]
         assert restored["distance"] == sum(op["cost"] for op in restored["operations"])
+
+
+# Longer pairs over a few words: many coverage sets tie, so the bounds prune little and every
+# branch of the pruned DP (deletion chains, jumps, the run count) is exercised.
+longer_words = st.lists(st.sampled_from("abcde"), max_size=10).map(tuple)
+
+
+@settings(max_examples=400, deadline=None)
+@given(longer_words, longer_words, st.integers(0, 12))
+def test_the_pruned_dp_equals_the_full_dp_below_its_bound(
+    x: tuple[str, ...], y: tuple[str, ...], slack: int
+) -> None:
+    """min(d_LJ, upper) for bounds below, at and above d_LJ, and d_LEV."""
+    exact = long_jump_distance(x, y)
+    for upper in {slack, exact, exact + 1, Levenshtein.distance(x, y)}:
+        assert bounded_long_jump_distance(x, y, upper) == min(exact, upper)
+        assert bounded_long_jump_distance(y, x, upper) == min(exact, upper)
+
+
+def test_real_pairs_equal_the_full_dp() -> None:
+    """WMT17 en-de pairs of up to 15 words (shorter side) whose bounds differ: the deepening search from the
+    bounds equals the full DP, pair by pair."""
+    from tests.metrics.core import wmt_data
+
+    reference, systems, _ = wmt_data.wmt17()
+    measure = LJWER()
+    pairs = [
+        (measure.tokens(hyp), measure.tokens(ref))
+        for hypothesis in list(systems.values())[:2]
+        for hyp, ref in zip(hypothesis[:300], reference[:300], strict=True)
+    ]
+    short = [pair for pair in pairs if min(map(len, pair)) <= 15]
+    lower = long_jump_lower_bounds(short)
+    checked = 0
+    for (hyp, ref), bound in zip(short, lower, strict=True):
+        upper = Levenshtein.distance(hyp, ref)
+        if bound < upper:
+            assert long_jump_between(hyp, ref, int(bound), upper) == long_jump_distance(hyp, ref)
+            checked += 1
+    assert checked >= 15
