@@ -95,6 +95,35 @@ def test_search_equals_the_dp(hyp: Words, ref: Words, costs_text: str) -> None:
         check_tree(tree, hyp, ref, costs)
 
 
+def nodes(tree: dict[str, Any]) -> list[dict[str, Any]]:
+    return [tree, *(node for child in tree.get("children", ()) for node in nodes(child))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(WORDS, WORDS, COSTS)
+def test_the_outside_bound_never_exceeds_the_rest_of_an_optimal_tree(
+    hyp: Words, ref: Words, costs_text: str
+) -> None:
+    """Admissibility, checked directly: for every node of the DP's optimal tree, the
+    search's outside bound is at most what the rest of that tree costs."""
+    import numpy as np
+
+    costs = parse_costs(costs_text)
+    if not hyp or not ref:
+        return
+    table = InversionTable(hyp, ref, costs)
+    tree = table.tree(len(hyp), len(ref))
+    ids: dict[str, int] = {}
+    hyp_ids = np.array([ids.setdefault(word, len(ids)) for word in hyp], dtype=np.int64)
+    ref_ids = np.array([ids.setdefault(word, len(ids)) for word in ref], dtype=np.int64)
+    hyp_span, _, _, outside = invwer_module._per_tables(
+        hyp_ids, ref_ids, len(ids), np.array(costs[1:], dtype=np.int64)
+    )
+    for node in nodes(tree):
+        (i0, i1), (l0, l1) = node["hyp_span"], node["ref_span"]
+        assert outside[hyp_span[i0, i1], l0, l1] <= tree["cost"] - node["cost"]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(WORDS, WORDS), min_size=1, max_size=5), COSTS)
 def test_measure_scores_equal_the_dp_without_running_it(

@@ -156,7 +156,15 @@ print(sorted(d.__name__ for d in dispatchers if not d.signatures))
 """
 # Kernels called only from other kernels are compiled into them: loaded from numba's cache,
 # they never get signatures of their own (compiled afresh, they do).
-INNER_KERNELS = {"_fill", "_length_bound", "_next_split", "_open_node", "_queue", "popcount"}
+INNER_KERNELS = {
+    "_collect_splits",
+    "_fill",
+    "_length_bound",
+    "_open_node",
+    "_prefix_per",
+    "_queue",
+    "popcount",
+}
 
 
 def test_warm_up_loads_every_kernel() -> None:
