@@ -49,6 +49,7 @@ returned, marked approximate unless the bounds meet (then it is an optimal LJ pa
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -150,8 +151,57 @@ def bounded_long_jump_distance(hyp: Sequence[str], ref: Sequence[str], upper: in
     columns, rows, vocabulary = _word_ids(hyp, ref)
     nothing = np.zeros(0, dtype=np.int64)
     no_values = np.zeros((0, len(hyp) + 1), dtype=np.int32)
-    distance, _ = _pruned_held_karp(columns, rows, vocabulary, upper, nothing, no_values, nothing)
+    distance, _ = _SCRATCH.run(columns, rows, vocabulary, upper, nothing, no_values, nothing)
     return int(distance)
+
+
+class _Scratch(threading.local):
+    """Working memory of :func:`_pruned_held_karp`, kept from call to call in each thread.
+
+    At 20 words the DP needs 2 × 88 MB of value rows (touched only where sets survive) and
+    five 8 MB arrays of marks and lists; allocating and clearing them took longer than the
+    DP itself on most real pairs. Marks from earlier calls stay below ``base``.
+    """
+
+    def __init__(self) -> None:
+        self.width = -1
+        self.base = 0
+
+    def run(
+        self,
+        columns: IntArray,
+        rows: IntArray,
+        vocabulary: int,
+        upper: int,
+        record_masks: IntArray,
+        record_values: Layer,
+        record_offsets: IntArray,
+    ) -> tuple[int, int]:
+        width = len(columns)
+        if width > self.width:
+            masks = 1 << width
+            self.values = np.empty((2, masks * (width + 1)), dtype=np.int32)
+            self.marks = np.full((3, masks), -1, dtype=np.int64)
+            self.lists = np.empty((3, masks), dtype=np.int64)
+            self.width, self.base = width, 0
+        base = self.base
+        self.base += len(rows) + 2  # past this call's marks, base + 0 … base + L
+        return _pruned_held_karp(
+            columns,
+            rows,
+            vocabulary,
+            upper,
+            record_masks,
+            record_values,
+            record_offsets,
+            self.values,
+            self.marks,
+            self.lists,
+            base,
+        )
+
+
+_SCRATCH = _Scratch()
 
 
 def _word_ids(columns: Sequence[str], rows: Sequence[str]) -> tuple[IntArray, IntArray, int]:
@@ -194,7 +244,7 @@ def _pruned_layers(columns: Sequence[str], rows: Sequence[str]) -> tuple[int, li
         masks = np.zeros(capacity, dtype=np.int64)
         values = np.zeros((capacity, len(columns) + 1), dtype=np.int32)
         offsets = np.zeros(len(rows) + 2, dtype=np.int64)
-        _, kept = _pruned_held_karp(
+        _, kept = _SCRATCH.run(
             column_ids, row_ids, vocabulary, distance + 1, masks, values, offsets
         )
         if kept <= capacity:
@@ -243,20 +293,21 @@ def _queue(
     sources: IntArray,
     extend: int,
     width: int,
-    row: int,
-    queued: npt.NDArray[np.int32],
+    mark: int,
+    queued: IntArray,
     candidates: IntArray,
     found: int,
 ) -> int:
-    """Append to ``candidates[found:]`` the sets not yet queued in this row: each source
-    itself (``extend`` 0), or each source plus one column it lacks (``extend`` 1)."""
+    """Append to ``candidates[found:]`` the sets not yet queued in this row (``queued[C] ==
+    mark``): each source itself (``extend`` 0), or each source plus one column it lacks
+    (``extend`` 1)."""
     for base in sources:
         for i in range(width if extend else 1):
             if extend and base >> i & 1:
                 continue
             mask = base | (1 << i) if extend else base
-            if queued[mask] != row:
-                queued[mask] = row
+            if queued[mask] != mark:
+                queued[mask] = mark
                 candidates[found] = mask
                 found += 1
     return found
@@ -271,6 +322,10 @@ def _pruned_held_karp(
     record_masks: IntArray,
     record_values: Layer,
     record_offsets: IntArray,
+    scratch_values: Layer,
+    scratch_marks: IntArray,
+    scratch_lists: IntArray,
+    base: int,
 ) -> tuple[int, int]:
     """The DP of spec §8 over word ids, keeping only states that can still beat ``upper``.
 
@@ -284,29 +339,30 @@ def _pruned_held_karp(
     k, and those of level k come from the previous row's level k (insertion) and level k − 1
     plus one column (diagonal), and from this row's level k − 1 plus one column (deletion).
     On real pairs a few hundred of the 2^I sets stay per row. Kept sets are listed per row
-    and level; ``kept[mask] == row`` marks them (two arrays, this row's and the last), so
-    nothing is ever cleared.
+    and level; ``kept[mask] == base + row`` marks them (two arrays, this row's and the last),
+    so nothing is ever cleared.
 
     Every kept state is also copied to ``record_*`` while they have room (row l's sets are
     ``record_masks[record_offsets[l]:record_offsets[l + 1]]``, their values the same rows of
     ``record_values``), for the backtrace of :func:`long_jump_path`. Returns min(d_LJ,
     ``upper``) and the number of states kept: more than ``record_masks.size`` means the
     record is incomplete.
+
+    Working memory comes from the caller (:class:`_Scratch`), reused from pair to pair, so
+    a call neither allocates nor clears 2^I-sized arrays: marks are row numbers offset by
+    ``base``, which the caller raises past every mark of earlier calls.
     """
     width, height = columns.size, rows.size
     recorded = 0
     masks = 1 << width
     unreached = upper + width + height + 2
-    previous = np.empty((masks, width + 1), dtype=np.int32)
-    current = np.empty((masks, width + 1), dtype=np.int32)
-    previous_kept = np.full(masks, -1, dtype=np.int32)
-    kept = np.full(masks, -1, dtype=np.int32)
-    queued = np.full(masks, -1, dtype=np.int32)
-    previous_list = np.empty(masks, dtype=np.int64)
-    kept_list = np.empty(masks, dtype=np.int64)
+    cells = masks * (width + 1)
+    previous = scratch_values[0, :cells].reshape((masks, width + 1))
+    current = scratch_values[1, :cells].reshape((masks, width + 1))
+    previous_kept, kept, queued = scratch_marks[0], scratch_marks[1], scratch_marks[2]
+    previous_list, kept_list, candidates = scratch_lists[0], scratch_lists[1], scratch_lists[2]
     previous_levels = np.zeros(width + 2, dtype=np.int64)  # level k: list[levels[k]:levels[k+1]]
     levels = np.zeros(width + 2, dtype=np.int64)
-    candidates = np.empty(masks, dtype=np.int64)
     column_total = np.zeros(vocabulary, dtype=np.int64)
     for i in range(width):
         column_total[columns[i]] += 1
@@ -318,6 +374,7 @@ def _pruned_held_karp(
         if row > 0:
             remaining[rows[row - 1]] -= 1
         rest = height - row
+        mark = base + row
         count = 0
         for k in range(width + 1):
             levels[k] = count
@@ -331,7 +388,7 @@ def _pruned_held_karp(
                 previous_list[previous_levels[k] : previous_levels[k + 1]],
                 0,
                 width,
-                row,
+                mark,
                 queued,
                 candidates,
                 found,
@@ -341,13 +398,13 @@ def _pruned_held_karp(
                     previous_list[previous_levels[k - 1] : previous_levels[k]],
                     1,
                     width,
-                    row,
+                    mark,
                     queued,
                     candidates,
                     found,
                 )
                 found = _queue(
-                    kept_list[levels[k - 1] : levels[k]], 1, width, row, queued, candidates, found
+                    kept_list[levels[k - 1] : levels[k]], 1, width, mark, queued, candidates, found
                 )
             for index in range(found):
                 mask = candidates[index]
@@ -372,13 +429,13 @@ def _pruned_held_karp(
                     if row == 0:
                         if mask == 0 and i == 0:
                             value = 0
-                    elif previous_kept[mask] == row - 1:
+                    elif previous_kept[mask] == mark - 1:
                         value = previous[mask, i] + 1  # insertion of the row's word
                     if i > 0 and mask >> (i - 1) & 1:
                         without = mask ^ (1 << (i - 1))
-                        if kept[without] == row:
+                        if kept[without] == mark:
                             value = min(value, current[without, i - 1] + 1)  # deletion
-                        if row > 0 and previous_kept[without] == row - 1:
+                        if row > 0 and previous_kept[without] == mark - 1:
                             cost = 0 if columns[i - 1] == rows[row - 1] else 1
                             value = min(value, previous[without, i - 1] + cost)
                     current[mask, i] = value
@@ -407,7 +464,7 @@ def _pruned_held_karp(
                     current[mask, i] = value
                 if not alive:
                     continue
-                kept[mask] = row
+                kept[mask] = mark
                 kept_list[count] = mask
                 count += 1
         levels[width + 1] = count
@@ -423,7 +480,7 @@ def _pruned_held_karp(
         previous_kept, kept = kept, previous_kept
         previous_list, kept_list = kept_list, previous_list
         previous_levels, levels = levels, previous_levels
-    if previous_kept[masks - 1] != height:
+    if previous_kept[masks - 1] != base + height:
         return upper, recorded
     return min(int(previous[masks - 1, width]), upper), recorded
 

@@ -84,7 +84,7 @@ def test_ljwer_settled_pairs_skip_the_dp(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_invwer_with_shortcut_equals_the_dp(
     pairs: list[tuple[tuple[str, ...], ...]], costs: str
 ) -> None:
-    measure = INVWER(tokenize="none", transposition_costs=costs, max_length=100)
+    measure = INVWER(tokenize="none", transposition_costs=costs, max_length=60)
     numbers = parse_costs(costs)
     expected = []
     for hyp, ref in pairs:
@@ -113,6 +113,20 @@ def test_invwer_settled_pairs_skip_the_dp(monkeypatch: pytest.MonkeyPatch) -> No
     measure = INVWER(tokenize="none")
     # No reordering to exploit: PER = Levenshtein.
     assert measure.pair_distance("a b c d".split(), "a x c".split()) == 2.0
+
+
+def test_invwer_one_inversion_at_least_as_dear_as_levenshtein_settles_without_a_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """d_PER + c_INV ≥ d_LEV: any tree with an inversion costs at least d_LEV, so d_inv =
+    d_LEV exactly, beyond max-length too."""
+    monkeypatch.setattr(invwer_module, "InversionSearch", None)  # any use would fail
+    measure = INVWER(tokenize="none", transposition_costs="1,1,1,1,2", max_length=2)
+    assert measure.bounds("a b".split(), "b a".split()) == (2, 2)
+    words = [f"w{k}" for k in range(40)]
+    swapped = words[:10] + [words[11], words[10]] + words[12:]
+    distances, approximated = measure.distances_and_approximated([(words, swapped)])
+    assert distances.tolist() == [2.0] and not approximated.any()
 
 
 def long_sentences(shift: int) -> tuple[str, str]:

@@ -43,7 +43,7 @@ SPEC_VECTORS = [  # §10.2, §10.9, and the §10.6 counterexample to the literal
 def search(hyp: Words, ref: Words, costs: tuple[int, ...]) -> InversionSearch:
     _, c_sub, c_del, c_ins, _ = costs
     upper = Levenshtein.distance(hyp, ref, weights=(c_ins, c_del, c_sub))
-    return InversionSearch(hyp, ref, costs, upper)
+    return InversionSearch(hyp, ref, costs, upper, keep_tree=True)
 
 
 def dp_distance(hyp: Words, ref: Words, costs: tuple[int, ...]) -> int:
@@ -85,14 +85,20 @@ def check_tree(node: dict[str, Any], hyp: Words, ref: Words, costs: tuple[int, .
 @example(tuple("abcd"), tuple("bdac"), "2,2,2,2,1")
 @example(tuple("cab"), tuple("abc"), "2,2,2,2,1")
 def test_search_equals_the_dp(hyp: Words, ref: Words, costs_text: str) -> None:
+    """One search under d_LEV, and the deepening from the measure's lower bound."""
     costs = parse_costs(costs_text)
-    found = search(hyp, ref, costs)
-    assert found.distance() == dp_distance(hyp, ref, costs)
-    if found.beats_levenshtein():
-        tree = found.tree()
-        assert tree["hyp_span"] == [0, len(hyp)] and tree["ref_span"] == [0, len(ref)]
-        assert tree["cost"] == found.distance()
-        check_tree(tree, hyp, ref, costs)
+    lower, upper = INVWER(tokenize="none", transposition_costs=costs_text).bounds(hyp, ref)
+    expected = dp_distance(hyp, ref, costs)
+    for found in (
+        search(hyp, ref, costs),
+        InversionSearch(hyp, ref, costs, upper, keep_tree=True, lower=int(lower)),
+    ):
+        assert found.distance() == expected
+        if found.beats_levenshtein():
+            tree = found.tree()
+            assert tree["hyp_span"] == [0, len(hyp)] and tree["ref_span"] == [0, len(ref)]
+            assert tree["cost"] == found.distance()
+            check_tree(tree, hyp, ref, costs)
 
 
 def nodes(tree: dict[str, Any]) -> list[dict[str, Any]]:
@@ -105,7 +111,8 @@ def test_the_outside_bound_never_exceeds_the_rest_of_an_optimal_tree(
     hyp: Words, ref: Words, costs_text: str
 ) -> None:
     """Admissibility, checked directly: for every node of the DP's optimal tree, the
-    search's outside bound is at most what the rest of that tree costs."""
+    search's inside bound is at most what the node costs (it is optimal there), and its
+    outside bound at most what the rest of that tree costs."""
     import numpy as np
 
     costs = parse_costs(costs_text)
@@ -116,12 +123,25 @@ def test_the_outside_bound_never_exceeds_the_rest_of_an_optimal_tree(
     ids: dict[str, int] = {}
     hyp_ids = np.array([ids.setdefault(word, len(ids)) for word in hyp], dtype=np.int64)
     ref_ids = np.array([ids.setdefault(word, len(ids)) for word in ref], dtype=np.int64)
-    hyp_span, _, _, outside = invwer_module._per_tables(
-        hyp_ids, ref_ids, len(ids), np.array(costs[1:], dtype=np.int64)
+    hyp_span = invwer_module._span_numbering(len(hyp))
+    shape = (int(hyp_span.max()) + 1, len(ref) + 1, len(ref) + 1)
+    levenshtein, inside, inside_t, outside = (np.empty(shape, dtype=np.int32) for _ in range(4))
+    invwer_module._bound_tables(
+        hyp_ids,
+        ref_ids,
+        len(ids),
+        np.array(costs[1:], dtype=np.int64),
+        hyp_span,
+        levenshtein,
+        inside,
+        inside_t,
+        outside,
     )
     for node in nodes(tree):
         (i0, i1), (l0, l1) = node["hyp_span"], node["ref_span"]
-        assert outside[hyp_span[i0, i1], l0, l1] <= tree["cost"] - node["cost"]
+        h = hyp_span[i0, i1]
+        assert outside[h, l0, l1] <= tree["cost"] - node["cost"]
+        assert inside[h, l0, l1] == inside_t[h, l1, l0] <= node["cost"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -131,7 +151,7 @@ def test_measure_scores_equal_the_dp_without_running_it(
 ) -> None:
     costs = parse_costs(costs_text)
     expected = [dp_distance(hyp, ref, costs) / costs[0] for hyp, ref in pairs]
-    measure = INVWER(tokenize="none", transposition_costs=costs_text, max_length=100)
+    measure = INVWER(tokenize="none", transposition_costs=costs_text, max_length=60)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(invwer_module, "InversionTable", None)  # scoring must not need the DP
         distances, approximated = measure.distances_and_approximated(pairs)
@@ -204,6 +224,8 @@ def test_align_returns_the_search_tree(costs_text: str) -> None:
 def test_costs_beyond_the_table_range_are_rejected() -> None:
     with pytest.raises(MeasureError, match="above 1000000"):
         INVWER(transposition_costs="1,1,1,1,2000000")
+    with pytest.raises(MeasureError, match="max-length: 61 is above 60"):
+        INVWER(max_length=61)
 
 
 def test_real_pairs_equal_the_dp() -> None:

@@ -161,7 +161,7 @@ INNER_KERNELS = {
     "_fill",
     "_length_bound",
     "_open_node",
-    "_prefix_per",
+    "_span_levenshtein",
     "_queue",
     "popcount",
 }
