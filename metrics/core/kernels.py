@@ -1,5 +1,6 @@
-"""Compiled (numba) kernels: the edit-distance DP shared by WER with word costs and CDER, and
-the merge that clips m-gram counts (:func:`merged_minimum`).
+"""Compiled (numba) kernels: the edit-distance DP shared by WER with word costs and CDER, the
+merge that clips m-gram counts (:func:`merged_minimum`) and the count of m-gram keys grouped
+by segment (:func:`grouped_counts`).
 
 One dynamic program serves WER (Levenshtein, measures spec §7, Alg. 4.1) and CDER (the
 CDCD-distance with long jumps, §9.2–9.4, Alg. 4.2 corrected). The grid follows the thesis:
@@ -138,10 +139,23 @@ def _packed_distances(
     no_grid = np.empty((0, 0))
     for p in range(pairs):
         result[p] = _fill(
-            hyp_ids, hyp_starts[p], hyp_starts[p + 1] - hyp_starts[p],
-            ref_ids, ref_starts[p], ref_starts[p + 1] - ref_starts[p],
-            costs, 0 if unit else cost_starts[p], unit,
-            c_ins, c_del, jump_cost, start_fixed, end_fixed, row, no_grid, False,
+            hyp_ids,
+            hyp_starts[p],
+            hyp_starts[p + 1] - hyp_starts[p],
+            ref_ids,
+            ref_starts[p],
+            ref_starts[p + 1] - ref_starts[p],
+            costs,
+            0 if unit else cost_starts[p],
+            unit,
+            c_ins,
+            c_del,
+            jump_cost,
+            start_fixed,
+            end_fixed,
+            row,
+            no_grid,
+            False,
         )
     return result
 
@@ -162,8 +176,23 @@ def _grid(
     grid = np.empty((height + 1, width + 1))
     row = np.empty(width + 1)
     distance = _fill(
-        no_ids, 0, width, no_ids, 0, height, costs, 0, False,
-        c_ins, c_del, jump_cost, start_fixed, end_fixed, row, grid, True,
+        no_ids,
+        0,
+        width,
+        no_ids,
+        0,
+        height,
+        costs,
+        0,
+        False,
+        c_ins,
+        c_del,
+        jump_cost,
+        start_fixed,
+        end_fixed,
+        row,
+        grid,
+        True,
     )
     return distance, grid
 
@@ -274,6 +303,44 @@ def merged_minimum(
     )
 
 
+@_compiled
+def _grouped_counts(
+    values: npt.NDArray[np.int64], groups: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    ordered = values.copy()
+    start = 0
+    while start < ordered.size:
+        end = start + 1
+        while end < ordered.size and groups[end] == groups[start]:
+            end += 1
+        ordered[start:end].sort()
+        start = end
+    distinct = np.empty(ordered.size, dtype=np.int64)
+    counts = np.empty(ordered.size, dtype=np.int64)
+    found = 0
+    for i in range(ordered.size):
+        if found > 0 and distinct[found - 1] == ordered[i]:
+            counts[found - 1] += 1
+        else:
+            distinct[found] = ordered[i]
+            counts[found] = 1
+            found += 1
+    return distinct[:found], counts[:found]
+
+
+def grouped_counts(
+    values: npt.NDArray[np.int64], groups: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct ``values``, sorted, with their counts, where ``values`` already ascend from
+    one run of equal ``groups`` to the next (keys owner·n + type, owners in order).
+
+    Sorting each run (a segment's few dozen m-grams) instead of the whole array: numpy's sort
+    of 10^5-10^6 int64 keys takes 35 ms per 600,000 on an AMD EPYC without its SIMD sort, and
+    m-gram counting was most of chrF's time.
+    """
+    return _grouped_counts(values.astype(np.int64, copy=False), groups.astype(np.int64, copy=False))
+
+
 def warm_up() -> None:
     """Load (or compile) every kernel of this module, INVWER's and LJWER's now rather than at
     their first use.
@@ -287,6 +354,7 @@ def warm_up() -> None:
     packed_distances(ids, starts, ids, starts, np.zeros(4), np.zeros(1, dtype=np.int64))
     distance_grid(np.zeros((2, 2)))
     merged_minimum(ids, ids, ids, ids)
+    grouped_counts(ids, ids)
     # The exact INVWER and LJWER kernels live beside their measures, which import this
     # module, so they are imported here and not at the top.
     from .invwer import InversionSearch

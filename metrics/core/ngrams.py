@@ -33,7 +33,7 @@ from itertools import chain, repeat
 import numpy as np
 import numpy.typing as npt
 
-from .kernels import merged_minimum
+from .kernels import grouped_counts, merged_minimum
 from .preprocessing import BOS, EOS, PAD_RULES
 
 IntArray = npt.NDArray[np.int64]
@@ -325,7 +325,10 @@ def count_types(types: IntArray, owners: IntArray, n_types: int) -> tuple[IntArr
     UNKNOWN types are left out (they match nothing).
     """
     known = types >= 0
-    combined = owners[known] * n_types + types[known]
+    owners = owners[known]
+    combined = owners * n_types + types[known]
+    if owners.size < 2 or bool((owners[1:] >= owners[:-1]).all()):  # windows in segment order
+        return grouped_counts(combined, owners)
     pairs, counts = sorted_counts(combined)
     return pairs, counts.astype(np.int64, copy=False)
 

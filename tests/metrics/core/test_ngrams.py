@@ -14,6 +14,7 @@ from metrics.core.ngrams import (
     NgramSpace,
     ReferenceCounts,
     clipped,
+    count_types,
     skip_pair_positions,
     sorted_counts,
     window_positions,
@@ -121,4 +122,23 @@ def test_sorted_counts_equal_numpy_unique(values):
     keys, counts = sorted_counts(array)
     want_keys, want_counts = np.unique(array, return_counts=True)
     assert keys.tolist() == want_keys.tolist()
+    assert counts.tolist() == want_counts.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(-1, 9)), max_size=80),
+    st.booleans(),
+)
+def test_count_types_equals_numpy_unique_in_or_out_of_segment_order(windows, in_order):
+    """Windows in segment order take the per-segment sort (kernels.grouped_counts); any other
+    order the global one; both give np.unique's keys and counts."""
+    if in_order:
+        windows = sorted(windows, key=lambda window: window[0])
+    owners = np.array([owner for owner, _ in windows], dtype=np.int64)
+    types = np.array([kind for _, kind in windows], dtype=np.int64)
+    pairs, counts = count_types(types, owners, 10)
+    known = types >= 0
+    want_pairs, want_counts = np.unique(owners[known] * 10 + types[known], return_counts=True)
+    assert pairs.tolist() == want_pairs.tolist()
     assert counts.tolist() == want_counts.tolist()
