@@ -33,7 +33,7 @@ from itertools import chain, repeat
 import numpy as np
 import numpy.typing as npt
 
-from .kernels import grouped_counts, merged_minimum
+from .kernels import grouped_counts, merged_minimum, sorted_keys
 from .preprocessing import BOS, EOS, PAD_RULES
 
 IntArray = npt.NDArray[np.int64]
@@ -170,13 +170,14 @@ DENSE_LIMIT = 2**23
 
 
 def sorted_counts(values: IntArray) -> tuple[IntArray, IntArray]:
-    """``np.unique(values, return_counts=True)`` by one sort and one pass.
+    """``np.unique(values, return_counts=True)`` by one sort (:func:`kernels.sorted_keys`, a
+    radix sort) and one pass.
 
     numpy 2.3+ answers a plain ``np.unique`` of integers through a hash table, which for the
     10^5-10^6 distinct m-gram keys of a test set is 15-35x slower than sorting (0.14 s against
     4 ms for 600,000 keys); with counts it sorts, but still takes 1.7x this.
     """
-    ordered = np.sort(values)
+    ordered = sorted_keys(values)
     if ordered.size == 0:
         return ordered, np.zeros(0, dtype=np.int64)
     first = np.empty(ordered.size, dtype=bool)

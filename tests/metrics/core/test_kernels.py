@@ -180,3 +180,17 @@ def test_warm_up_loads_every_kernel() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert set(ast.literal_eval(result.stdout.strip())) <= INNER_KERNELS
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [(0, 2**16), (-(2**20), 2**40), (2**50, 2**50 + 3), (-(2**61), 2**61 - 1)],
+)
+def test_the_radix_sort_equals_numpy_on_large_arrays(low: int, high: int) -> None:
+    """Above 2^16 keys the radix path runs (one to four 16-bit passes, negative keys shifted)."""
+    import numpy as np
+
+    from metrics.core.kernels import sorted_keys
+
+    values = np.random.default_rng(7).integers(low, high, 100_000, dtype=np.int64)
+    assert np.array_equal(sorted_keys(values), np.sort(values))
