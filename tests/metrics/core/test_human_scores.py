@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from judging.formats import JudgmentRecord as J
 from metrics.core.human_scores import (
     WMT_R_ROUNDING,
     HumanScoresError,
@@ -25,7 +26,6 @@ from metrics.core.human_scores import (
     sentence_statistic,
     significant,
 )
-from tests.metrics.core._judgments import J
 
 judge_scores = st.lists(
     st.tuples(st.sampled_from("abcd"), st.integers(min_value=1, max_value=5)),

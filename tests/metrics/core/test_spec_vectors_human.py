@@ -20,6 +20,7 @@ import statistics
 import pytest
 from scipy import stats
 
+from judging.formats import JudgmentRecord as J
 from metrics.core.agreement import pearson
 from metrics.core.complexity import (
     NORMALISATION_EXPONENTS,
@@ -28,7 +29,6 @@ from metrics.core.complexity import (
     normalized_score,
 )
 from metrics.core.human_scores import human_scores, judge_stats, normalize_by_judge, weighted_mean
-from tests.metrics.core._judgments import J
 
 SIX_DECIMALS = 5e-7
 THREE_DECIMALS = 5e-4
