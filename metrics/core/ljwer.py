@@ -68,8 +68,8 @@ _UNREACHABLE = 1 << 30
 """Start value of unreached states; int32 headroom for the +1 per row and column."""
 JUMP_COST = 1
 MAX_EXACT_LENGTH = 24
-"""Highest ``max-length``: the DP's arrays have 2^I rows (24 words: 64 MB touched per
-array, more than a worker should hold for one pair)."""
+"""Highest ``max-length``: the DP's arrays have 2^I rows (24 words: six 128 MB arrays of
+marks and lists, and 1.6 GB of address space per value array)."""
 IntArray = npt.NDArray[np.int64]
 Layer = npt.NDArray[np.int32]
 """One row l of the DP: ``layer[C, i]`` = D(l, i, C), C a bitmask over the columns."""
@@ -139,8 +139,9 @@ def bounded_long_jump_distance(hyp: Sequence[str], ref: Sequence[str], upper: in
 
     The same DP as :func:`long_jump_distance`, compiled, that drops every coverage set from
     which no path can finish below ``upper`` (:func:`_pruned_held_karp`). On real sentence
-    pairs, whose d_LJ lies within a few edits of d_LEV, the bound drops most sets: 10-40x
-    faster than the full DP for 14-16 words.
+    pairs, whose d_LJ lies within a few edits of d_LEV, the bound drops most sets; even on
+    random 16-word pairs over 10 words it takes 0.004 s where the full DP takes 0.31 s
+    (``python -m tests.benchmarks edit``).
 
     Example:
         >>> bounded_long_jump_distance("c d a b".split(), "a b c d".split(), 4)
@@ -159,7 +160,7 @@ class _Scratch(threading.local):
     """Working memory of :func:`_pruned_held_karp`, kept from call to call in each thread.
 
     At 20 words the DP needs 2 × 88 MB of value rows (touched only where sets survive) and
-    five 8 MB arrays of marks and lists; allocating and clearing them took longer than the
+    six 8 MB arrays of marks and lists; allocating and clearing them took longer than the
     DP itself on most real pairs. Marks from earlier calls stay below ``base``.
     """
 

@@ -253,3 +253,23 @@ def test_real_pairs_equal_the_dp() -> None:
     costs = parse_costs("1,1,1,1,1")
     for hyp, ref in unsettled:
         assert search(hyp, ref, costs).distance() == InversionTable(hyp, ref, costs).distance()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10**8), st.integers(0, 10**8), COSTS)
+def test_deepening_takes_few_exact_steps_whatever_the_numerators(
+    lower: int, gap: int, costs_text: str
+) -> None:
+    costs = parse_costs(costs_text)
+    bounds = invwer_module.deepening_bounds(lower, lower + gap, costs)
+    assert len(bounds) <= invwer_module.DEEPENING_STEPS
+    assert bounds == sorted(set(bounds)) and (bounds[-1] == lower + gap if gap else not bounds)
+
+
+def test_large_cost_numerators_are_searched_in_a_few_steps() -> None:
+    """Bounds a million units apart: one search per unit would take hours."""
+    costs_text = "1,1000000,1000000,1000000,1"
+    hyp, ref = tuple("abcdef"), tuple("bdacfe")
+    measure = INVWER(tokenize="none", transposition_costs=costs_text)
+    expected = InversionTable(hyp, ref, parse_costs(costs_text)).distance()
+    assert measure.pair_distance(hyp, ref) == expected == 2_000_002
