@@ -46,6 +46,7 @@ test: dev-venv test-suite
 
 test-suite:
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PY) manage.py check --settings=evaltrans.settings.test
 	$(PY) manage.py makemigrations --check --dry-run --settings=evaltrans.settings.test
 	$(VENV)/bin/pytest $(PYTEST_ARGS)

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
 
+from .qc import QC_MIN_JUDGMENTS, SAME_LEVEL_SHARE
 from .scales import MAX_LABEL_LENGTH, MAX_NAME_LENGTH, MAX_QUESTION_LENGTH
 
 
@@ -85,10 +86,12 @@ class Campaign(models.Model):
         default=3.0, help_text="QC: a judge whose median active time per item is lower is flagged."
     )
     same_level_share = models.FloatField(
-        default=0.9, help_text="QC: a judge giving one level to this share of items is flagged."
+        default=SAME_LEVEL_SHARE,
+        help_text="QC: a judge giving one level to this share of items is flagged.",
     )
     qc_min_judgments = models.PositiveIntegerField(
-        default=10, help_text="QC flags are raised only after this many judgments per aspect."
+        default=QC_MIN_JUDGMENTS,
+        help_text="QC flags are raised only after this many judgments per aspect.",
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(default=timezone.now)

@@ -1,16 +1,28 @@
-"""Quality control of one judge from plain judgment rows (no database access).
+"""Quality control of judges: every flag, its threshold and its rule (no database access).
 
-Flags, each with the campaign's thresholds:
+Flags of a campaign's judge (:func:`judge_quality`, with the campaign's thresholds):
 
 * **too fast**: the median active time per item is below ``min_seconds_per_item``;
 * **same level**: one level makes up ``same_level_share`` or more of an aspect's scores
   (straight-lining);
 * **inconsistent repeats**: a planted repeat differs from the first judgment of the same item by
-  ``REPEAT_MAX_MEAN_DIFF`` levels or more on average;
+  :data:`REPEAT_MAX_MEAN_DIFF` levels or more on average;
 * **reference scored low**: the reference judged as a system gets a lower mean than the MT
   candidates.
 
-Each flag waits for enough evidence (``qc_min_judgments`` scores, ``MIN_PAIRS`` repeats or
+Flags of an imported judgment set's judge (:func:`imported_judge_flags`, per aspect; the
+human-score panels show them with the judge's statistics):
+
+* **not normalizable**: a single or constant score, so no z can be computed;
+* **same level**: as above, with :data:`SAME_LEVEL_SHARE` and :data:`QC_MIN_JUDGMENTS`;
+* **inconsistent repeats**: repeats differ from the first score by :data:`REPEAT_MAX_MEAN_Z`
+  judge standard deviations or more on average;
+* **degraded references not lower**: WMT's BAD_REF items are not scored below the judge's mean;
+* **outlier mean**: the judge's raw mean lies more than :data:`OUTLIER_MADS` scaled median
+  absolute deviations from the median of the judges' means (robust, so the outlier does not
+  hide itself; needs :data:`OUTLIER_MIN_JUDGES` judges).
+
+Each flag waits for enough evidence (``qc_min_judgments`` scores, :data:`MIN_PAIRS` repeats or
 reference items) so a judge is not flagged on their first screens.
 """
 
@@ -18,17 +30,94 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 REPEAT_MAX_MEAN_DIFF = 1.0
+"""Mean |repeat - first| in levels from which a campaign's judge is inconsistent."""
+REPEAT_MAX_MEAN_Z = 1.0
+"""Mean |repeat - first| in z (judge standard deviations) from which an imported judge is
+inconsistent."""
 MIN_PAIRS = 3
+"""Repeats, reference items or degraded references needed before their flag is raised."""
+SAME_LEVEL_SHARE = 0.9
+"""Share of one level from which a judge is straight-lining (a campaign's default)."""
+QC_MIN_JUDGMENTS = 10
+"""Scores of an aspect needed before the same-level flag is raised (a campaign's default)."""
+OUTLIER_MADS = 2.5
+OUTLIER_MIN_JUDGES = 4
+MAD_SCALE = 1.4826
+"""Makes the median absolute deviation a consistent estimate of a normal standard deviation."""
 
 FLAG_TOO_FAST = "too fast"
 FLAG_SAME_LEVEL = "same level"
 FLAG_INCONSISTENT = "inconsistent repeats"
 FLAG_REFERENCE_LOW = "reference scored low"
+FLAG_NOT_NORMALIZABLE = "not normalizable"
+FLAG_BAD_REF = "degraded references not lower"
+FLAG_OUTLIER = "outlier mean"
+
+
+def is_same_level(top_count: int, total: int, *, min_judgments: int, share: float) -> bool:
+    """Straight-lining: the most used level has ``share`` of ``total`` scores, and there are
+    at least ``min_judgments`` of them."""
+    return total >= min_judgments and top_count / total >= share
+
+
+def is_inconsistent(pairs: int, mean_difference: float, *, limit: float) -> bool:
+    """Repeats differ from the first scores by ``limit`` or more on average, over enough pairs."""
+    return pairs >= MIN_PAIRS and mean_difference >= limit
+
+
+def imported_judge_flags(
+    *,
+    n: int,
+    level_counts: Sequence[int],
+    normalizable: bool,
+    repeat_pairs: int | None,
+    repeat_mean_z: float,
+    bad_ref_z: Sequence[float],
+) -> list[str]:
+    """The flags of one judge of an imported set for one aspect (all but the outlier flag,
+    which compares judges: :func:`mean_outliers`).
+
+    Args:
+        n: the judge's judgments of the aspect (every kind).
+        level_counts: how many of them fall on each level or bin of the scale.
+        normalizable: whether the judge's raw scores vary.
+        repeat_pairs: (first, repeat) pairs on the z scale, None without repeats.
+        repeat_mean_z: their mean absolute difference.
+        bad_ref_z: the judge's z of WMT's degraded references (BAD_REF).
+    """
+    flags = []
+    if not normalizable:
+        flags.append(FLAG_NOT_NORMALIZABLE)
+    if n >= QC_MIN_JUDGMENTS and is_same_level(
+        max(level_counts), n, min_judgments=QC_MIN_JUDGMENTS, share=SAME_LEVEL_SHARE
+    ):
+        flags.append(FLAG_SAME_LEVEL)
+    if repeat_pairs is not None and is_inconsistent(
+        repeat_pairs, repeat_mean_z, limit=REPEAT_MAX_MEAN_Z
+    ):
+        flags.append(FLAG_INCONSISTENT)
+    if len(bad_ref_z) >= MIN_PAIRS and float(np.mean(bad_ref_z)) >= 0.0:
+        flags.append(FLAG_BAD_REF)
+    return flags
+
+
+def mean_outliers(means: Sequence[float | None]) -> list[bool]:
+    """Which judges' means are outliers (module docstring); None means no mean (never one)."""
+    known = np.array([mean for mean in means if mean is not None])
+    if len(known) < OUTLIER_MIN_JUDGES:
+        return [False] * len(means)
+    median = float(np.median(known))
+    mad = MAD_SCALE * float(np.median(np.abs(known - median)))
+    if mad <= 0:
+        return [False] * len(means)
+    return [mean is not None and abs(mean - median) > OUTLIER_MADS * mad for mean in means]
 
 
 @dataclass
@@ -81,11 +170,13 @@ def _same_level(quality: JudgeQuality, rows: list[dict[str, Any]], campaign: Any
             by_aspect[row["aspect__name"]][row["score"]] += 1
     for aspect, counts in sorted(by_aspect.items()):
         total = sum(counts.values())
-        share = counts.most_common(1)[0][1] / total
-        quality.top_level_share[aspect] = share
-        if total >= campaign.qc_min_judgments and share >= campaign.same_level_share:
-            if FLAG_SAME_LEVEL not in quality.flags:
-                quality.flags.append(FLAG_SAME_LEVEL)
+        top = counts.most_common(1)[0][1]
+        quality.top_level_share[aspect] = top / total
+        same = is_same_level(
+            top, total, min_judgments=campaign.qc_min_judgments, share=campaign.same_level_share
+        )
+        if same and FLAG_SAME_LEVEL not in quality.flags:
+            quality.flags.append(FLAG_SAME_LEVEL)
 
 
 def _repeats(quality: JudgeQuality, scores: dict[tuple[int, bool, str], int]) -> None:
@@ -98,7 +189,7 @@ def _repeats(quality: JudgeQuality, scores: dict[tuple[int, bool, str], int]) ->
     quality.repeat_exact = sum(1 for difference in differences if difference == 0)
     if differences:
         quality.repeat_mean_diff = statistics.fmean(differences)
-        if len(differences) >= MIN_PAIRS and quality.repeat_mean_diff >= REPEAT_MAX_MEAN_DIFF:
+        if is_inconsistent(len(differences), quality.repeat_mean_diff, limit=REPEAT_MAX_MEAN_DIFF):
             quality.flags.append(FLAG_INCONSISTENT)
 
 

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from evaltrans.corpora.formats.base import CorpusData, EvaluationData, SegmentData
+from evaltrans.corpora.formats.evaltrans_xml import DEFAULT_LEVELS
 from evaltrans.corpora.models import Reference, Segment
 
 from .models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment
@@ -44,22 +45,52 @@ def assignment_progress(*, assignment: Assignment) -> Progress:
     active = Judgment.objects.filter(assigned_item__assignment=assignment).aggregate(
         ms=Sum("active_ms")
     )
+    return _progress(counts, active["ms"])
+
+
+def _progress(counts: dict[str, Any], active_ms: int | None) -> Progress:
     return Progress(
         done=counts["done"],
         total=counts["total"],
         screens=(counts["last"] + 1) if counts["last"] is not None else 0,
-        active_ms=active["ms"] or 0,
+        active_ms=active_ms or 0,
     )
 
 
 def assignment_list_for_judge(*, judge: AbstractBaseUser) -> list[tuple[Assignment, Progress]]:
-    """The judge's assignments in open campaigns, newest campaign first, with progress."""
-    assignments = (
+    """The judge's assignments in open campaigns, newest campaign first, with progress (three
+    queries however many assignments)."""
+    assignments = list(
         Assignment.objects.filter(judge=judge, campaign__status=Campaign.Status.ACTIVE)
         .select_related("campaign__test_set")
         .order_by("-campaign__created_at")
     )
-    return [(assignment, assignment_progress(assignment=assignment)) for assignment in assignments]
+    counts = {
+        row["assignment"]: row
+        for row in AssignedItem.objects.filter(assignment__in=assignments)
+        .values("assignment")
+        .annotate(
+            total=Count("pk"),
+            done=Count("pk", filter=Q(completed_at__isnull=False)),
+            last=Max("screen"),
+        )
+        .order_by()
+    }
+    active = dict(
+        Judgment.objects.filter(assigned_item__assignment__in=assignments)
+        .values("assigned_item__assignment")
+        .annotate(ms=Sum("active_ms"))
+        .order_by()
+        .values_list("assigned_item__assignment", "ms")
+    )
+    empty = {"total": 0, "done": 0, "last": None}
+    return [
+        (
+            assignment,
+            _progress(counts.get(assignment.pk, empty), active.get(assignment.pk)),
+        )
+        for assignment in assignments
+    ]
 
 
 def screen_next(*, assignment: Assignment) -> int | None:
@@ -514,18 +545,9 @@ def campaign_corpus(*, campaign: Campaign) -> CorpusData:
         target_lang=test_set.target_lang,
         segments=list(segments.values()),
         name=campaign.name,
-        metadata={"levels": [_levels(aspect) for aspect in aspects] + [ISPERFECT_LEVELS]},
+        # The format's recommended deciding class marks the references.
+        metadata={"levels": [_levels(aspect) for aspect in aspects] + [dict(DEFAULT_LEVELS)]},
     )
-
-
-ISPERFECT_LEVELS = {
-    "class": "isPerfect",
-    "count": 2,
-    "gray": 0,
-    "green": 1,
-    "perfect": 1,
-    "firstvalid": 0,
-}
 
 
 def _levels(aspect: Aspect) -> dict[str, Any]:

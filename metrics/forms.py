@@ -12,10 +12,15 @@ from typing import Any
 from django import forms
 
 from evaltrans.corpora.models import TestSet
-from metrics import services
 from metrics.core import METRICS
 from metrics.core.base import Option
 from metrics.core.presets import PRESETS
+from metrics.measure_choices import (
+    NO_MEASURES,
+    RunError,
+    measure_build,
+    measure_choices_resolve,
+)
 
 PRESET_LABELS = {
     "thesis": "Thesis defaults (each measure at the settings the thesis found best)",
@@ -83,7 +88,7 @@ class RunForm(forms.Form):
         preset = cleaned.get("preset") or ""
         names = list(cleaned.get("measures") or [])
         if not names and not preset:
-            raise forms.ValidationError(services.NO_MEASURES)
+            raise forms.ValidationError(NO_MEASURES)
         options: dict[str, dict[str, Any]] = {}
         if not preset:
             for name in names:
@@ -94,12 +99,12 @@ class RunForm(forms.Form):
                     or option.kind is bool
                 }
         try:
-            choices = services.measure_choices_resolve(names=names, preset=preset, options=options)
+            choices = measure_choices_resolve(names=names, preset=preset, options=options)
             for choice in choices:
-                services.measure_build(name=choice.name, options=choice.options)
-        except services.RunError as error:
+                measure_build(name=choice.name, options=choice.options)
+        except RunError as error:
             raise forms.ValidationError(str(error)) from None
         if not choices:
-            raise forms.ValidationError(services.NO_MEASURES)
+            raise forms.ValidationError(NO_MEASURES)
         cleaned["choices"] = choices
         return cleaned

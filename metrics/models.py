@@ -11,7 +11,7 @@ test-set version is a new ``TestSet`` row, so it invalidates nothing of the old 
   the chunk's per-segment sufficient statistics and sentence scores as packed float64 arrays
   (``pack_floats``; NaN stays NaN, and no JSON is encoded or parsed per number). Chunk rows
   are the unit of idempotent writes: a task delivered twice finds its row and stores nothing.
-  ``metrics.selectors.segment_arrays`` turns them into numpy arrays per (system, signature) for
+  ``metrics.selectors.runs.segment_arrays`` turns them into numpy arrays per (system, signature) for
   the results pages and the correlation dashboards.
 * ``SystemScore``: the aggregated corpus score of one (test set, system, signature).
 """

@@ -1,4 +1,6 @@
-"""The EvalTrans XML report (measures spec §17), written from plain data (no ORM here).
+"""Run reports written from plain data (no ORM here): the EvalTrans XML report (measures spec
+§17), and the JSON and CSV downloads of a run's results table (``results_json``,
+``results_csv``).
 
 Layout: the thesis report (Figs. A.2, A.3) describes one candidate file. evaltrans scores
 several systems at once, so ``<candidate-statistics>``, ``<evaluation>`` and
@@ -34,6 +36,9 @@ length="…"/>`` per reference (§17.2).
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -43,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from evaltrans.spreadsheets import spreadsheet_safe
 from metrics.core import get_metric
 from metrics.core.base import Measure, format_bool
 from metrics.core.bleu import thesis_bleu
@@ -425,3 +431,43 @@ def report_xml(data: ReportData) -> str:
             _sentences(root, data, system, cores)
     ET.indent(root, space="  ")
     return XML_HEADER + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# --- results downloads ---------------------------------------------------------------------
+
+RESULT_FIELDS = ["system", "measure", "score", "signature", "higher_is_better", "best"]
+"""Columns of the CSV download: the keys of ``ResultsTable.as_records()``."""
+
+
+def results_json(
+    *,
+    run_id: int,
+    test_set_name: str,
+    test_set_version: int,
+    test_set_hash: str,
+    status: str,
+    records: Sequence[Mapping[str, Any]],
+) -> str:
+    """A run's results table as JSON: one record per (system, measure), with the test set."""
+    payload = {
+        "run": run_id,
+        "test_set": {
+            "name": test_set_name,
+            "version": test_set_version,
+            "content_hash": test_set_hash,
+        },
+        "status": status,
+        "results": list(records),
+    }
+    return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
+def results_csv(records: Sequence[Mapping[str, Any]]) -> str:
+    """A run's results table as CSV, one row per (system, measure); text cells that a
+    spreadsheet would run as formulas are written as text (``spreadsheet_safe``)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=RESULT_FIELDS)
+    writer.writeheader()
+    for record in records:
+        writer.writerow({key: spreadsheet_safe(value) for key, value in record.items()})
+    return buffer.getvalue()

@@ -1,5 +1,8 @@
 """Celery tasks of metric runs: thin wrappers (ids in, one service call); policy lives here.
 
+The services send these tasks by name (``metrics.services.dispatch``) and never import this
+module, so the dependency points one way: tasks → services.
+
 * Retries: database hiccups (SQLite "database is locked" past its timeout, a dropped
   PostgreSQL connection) are retried with backoff; anything else fails the run at once with
   its message (bad options, a bug), because computing it again gives the same error.
@@ -23,9 +26,8 @@ from celery.signals import worker_init
 from django.db import InterfaceError, OperationalError
 
 from evaltrans.celery import app
-from metrics.core import kernels
-
-from . import services
+from metrics.core import invwer, kernels, ljwer
+from metrics.services import computation, dispatch, recovery, runs
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ def _record_failure(run_id: int | None, exc: BaseException, where: str) -> None:
     reason = _failure_reason(exc)
     logger.error("run %s failed in %s: %s", run_id, where, reason)
     try:
-        services.metric_run_fail(run_id=run_id, reason=reason)
+        runs.metric_run_fail(run_id=run_id, reason=reason)
     except Exception:  # the failure path must not raise (e.g. the database is down)
         logger.exception("could not record the failure of run %s", run_id)
 
@@ -80,28 +82,28 @@ class RunTask(app.Task):
         _record_failure(args[0] if args else kwargs.get("run_id"), exc, self.name)
 
 
-@app.task(base=RunTask, name="metrics.run_plan", **RETRY_POLICY)
+@app.task(base=RunTask, name=dispatch.PLAN_TASK, **RETRY_POLICY)
 def metric_run_plan_task(run_id: int) -> int:
-    return services.metric_run_plan(run_id=run_id)
+    return computation.metric_run_plan(run_id=run_id)
 
 
-@app.task(base=RunTask, name="metrics.chunk_compute", **RETRY_POLICY)
+@app.task(base=RunTask, name=dispatch.CHUNK_TASK, **RETRY_POLICY)
 def metric_chunk_compute_task(
     run_id: int, system_id: int, start: int, stop: int, generation: int = 0
 ) -> int:
-    return services.metric_chunk_compute(
+    return computation.metric_chunk_compute(
         run_id=run_id, system_id=system_id, start=start, stop=stop, generation=generation
     )
 
 
-@app.task(base=RunTask, name="metrics.run_finalize", **RETRY_POLICY)
+@app.task(base=RunTask, name=dispatch.FINALIZE_TASK, **RETRY_POLICY)
 def metric_run_finalize_task(run_id: int) -> bool:
-    return services.metric_run_finalize(run_id=run_id)
+    return computation.metric_run_finalize(run_id=run_id)
 
 
-@app.task(name="metrics.runs_resume", **RETRY_POLICY)
+@app.task(name=dispatch.RESUME_TASK, **RETRY_POLICY)
 def metric_runs_resume_task() -> list[int]:
-    return services.metric_runs_resume()
+    return recovery.metric_runs_resume()
 
 
 class ResumeRunsOnConnect(bootsteps.StartStopStep):
@@ -111,7 +113,7 @@ class ResumeRunsOnConnect(bootsteps.StartStopStep):
 
     def start(self, consumer: Any) -> None:
         try:
-            metric_runs_resume_task.delay()
+            dispatch.resume_send()
         except Exception:  # never keep a worker from starting
             logger.exception("could not send the resume task")
 
@@ -124,6 +126,6 @@ def load_kernels(**_: Any) -> None:
     """Load the compiled kernels in the worker's main process, before the pool forks, so every
     pool process has them and a run's first chunk does not wait for numba."""
     try:
-        kernels.warm_up()
+        kernels.warm_up(invwer.warm_up, ljwer.warm_up)
     except Exception:  # a worker without its kernels still works: they load at first use
         logger.exception("could not load the compiled kernels")

@@ -17,7 +17,11 @@ def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args],
-        cwd=PROJECT_DIR, env=environment, capture_output=True, text=True, timeout=120,
+        cwd=PROJECT_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -30,7 +34,11 @@ def test_production_settings_refuse_to_start_without_secret_key():
 def test_production_settings_pass_the_deploy_checks():
     secret = "k" * 20 + "-production-secret-" + "9Zx!" * 8
     result = run_manage(
-        "check", "--deploy", "--fail-level", "WARNING", "--settings=evaltrans.settings.prod",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        "--settings=evaltrans.settings.prod",
         SECRET_KEY=secret,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -52,6 +52,12 @@ def testset_segment_page(
     return page, _segment_rows(page_segments, shown, filtered=bool(query))
 
 
+def segment_browser_url(*, test_set: TestSet, index: int) -> str:
+    """Where the browser shows the segment at ``index`` (0-based): its page, at its anchor."""
+    page = index // SEGMENTS_PER_PAGE + 1
+    return f"{test_set.get_absolute_url()}?page={page}#seg-{index + 1}"
+
+
 def _text_filter(query: str, test_set: TestSet) -> Q:
     in_references = Reference.objects.filter(segment=OuterRef("pk"), text__icontains=query)
     in_candidates = Candidate.objects.filter(
@@ -106,9 +112,9 @@ def testset_corpus_data(*, test_set: TestSet) -> CorpusData:
         segment.pk: SegmentData(segment.source, segment.doc_id, segment.seg_id)
         for segment in segments
     }
-    for label, segment_id, text in Reference.objects.filter(
-        segment__test_set=test_set
-    ).values_list("label", "segment_id", "text"):
+    for label, segment_id, text in Reference.objects.filter(segment__test_set=test_set).values_list(
+        "label", "segment_id", "text"
+    ):
         by_id[segment_id].references[label] = text
     _restore_reference_order(by_id.values(), testset_reference_labels(test_set=test_set))
     for system_name, segment_id, text in (

@@ -32,7 +32,7 @@ from typing import Any
 
 from evaltrans.corpora.formats.base import CorpusData, EvaluationData
 
-from . import KIND_REF, KIND_REPEAT, KIND_SYSTEM, CorpusFormatError, JudgmentRecord
+from .base import KIND_REF, KIND_REPEAT, KIND_SYSTEM, CorpusFormatError, JudgmentRecord
 
 DEFAULT_JUDGE = "unknown"
 DEFAULT_SOURCE_NAME = "EvalTrans XML"

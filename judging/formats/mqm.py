@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from . import KIND_SYSTEM, CorpusFormatError, InputFile, JudgmentRecord, decode_lines
+from .base import KIND_SYSTEM, CorpusFormatError, InputFile, JudgmentRecord, decode_lines
 
 REQUIRED_COLUMNS = ("system", "seg_id", "rater", "category", "severity")
 OPTIONAL_COLUMNS = ("doc", "doc_id", "source", "target", "comment")

@@ -33,9 +33,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from metrics.core.human_scores import WMT_R_ROUNDING
+from metrics.core.human_scores import SCORED_KINDS, WMT_R_ROUNDING
 
-from . import KINDS, CorpusFormatError, InputFile, JudgmentRecord, check_unique, decode_lines
+from .base import KINDS, CorpusFormatError, InputFile, JudgmentRecord, check_unique, decode_lines
 
 REQUIRED_COLUMNS = ("WorkerId", "sys_id", "type", "sid", "score")
 ITEM_ASPECTS = {"ad": "adequacy"}
@@ -45,7 +45,7 @@ RAW_TOLERANCE = 1e-3
 WMT_DA_SCORING: dict[str, Any] = {
     "weighting": "none",
     "z_source": "given",
-    "kinds": ("SYSTEM", "REPEAT"),
+    "kinds": SCORED_KINDS,
     "rounding": WMT_R_ROUNDING,
 }
 """Options of ``metrics.core.human_scores.human_scores`` that give WMT's official numbers from

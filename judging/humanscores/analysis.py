@@ -6,23 +6,18 @@ offer and the panels need is here, each choice documented in docs/human-scores.m
 * **Levels** of a judge's raw scores (thesis Figure 5.3): the scale's levels where it has few
   (EvalTrans classes, campaign scales), fixed bins for WMT DA (0-100 in tens) and MQM (by the
   penalty of the errors), otherwise the distinct values or ten equal bins.
-* **Outlier judges**: a judge whose raw mean lies more than :data:`OUTLIER_MADS` scaled median
-  absolute deviations from the median of the judges' means (robust, so the outlier does not
-  hide itself; needs :data:`OUTLIER_MIN_JUDGES` judges).
-* **QC flags** of imported judgments: not normalizable (constant or single score), same level
-  for :data:`SAME_LEVEL_SHARE` of the scores, repeats inconsistent by a judge standard deviation
-  or more on average, degraded references (WMT BAD_REF) not scored below the judge's mean.
+* **QC flags** of imported judgments (outlier mean, not normalizable, same level, inconsistent
+  repeats, degraded references not lower): their rules and thresholds are ``judging.qc``'s;
+  here the judge's numbers are gathered for them.
 * **Confidence intervals** of Krippendorff's alpha and of Cohen's kappa: percentile bootstrap
-  over items (seeded); of Pearson's r: Fisher z (spec §2.9).
+  over items (seeded; ``metrics.core.agreement`` resamples them); of Pearson's r: Fisher z
+  (``metrics.core.significance``).
 * **Kappa's categories** are the scale's declared levels (EvalTrans classes, campaign scales),
   not the values that happen to occur: an unused level keeps its place in the quadratic
   weights. Scales without declared levels (WMT DA 0-100, MQM penalties) are continuous: kappa
   is not computed there, and the interval alpha is the agreement to read.
 * **Without raw scores** (WMT DA imported without its judge statistics) the interval alpha is
   computed on the z-scores; ordinal alpha and kappa need the raw levels and are left out.
-* **Significance of system differences**: a paired bootstrap over the segments two systems share
-  (Koehn 2004): resample segments with replacement, two-sided p = twice the share of resampled
-  weighted mean differences on the other side of zero.
 """
 
 from __future__ import annotations
@@ -37,29 +32,31 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from judging.qc import FLAG_OUTLIER, imported_judge_flags, mean_outliers
 from metrics.core.agreement import (
+    alpha_resampled,
     cohen_kappa,
-    delta_squared,
     inter_annotator_correlation,
     intra_judge_consistency,
+    kappa_resampled,
     krippendorff_alpha,
     pairwise_judge_correlations,
     reliability_data,
 )
-from metrics.core.human_scores import JudgmentLike, normalize_by_judge
+from metrics.core.human_scores import (
+    KIND_BAD_REF,
+    KIND_REPEAT,
+    KIND_SYSTEM,
+    JudgmentLike,
+    normalize_by_judge,
+)
+from metrics.core.resampling import DEFAULT_SEED
+from metrics.core.significance import fisher_interval
 
 FloatArray = npt.NDArray[np.float64]
 
-DEFAULT_SEED = 12345
-OUTLIER_MADS = 2.5
-OUTLIER_MIN_JUDGES = 4
-SAME_LEVEL_SHARE = 0.9
-QC_MIN_JUDGMENTS = 10
-REPEAT_MAX_MEAN_Z = 1.0
 MIN_COMMON_ITEMS = 5
 AGREEMENT_BOOTSTRAP = 200
-SIGNIFICANCE_BOOTSTRAP = 1000
-SIGNIFICANCE_LEVEL = 0.05
 MAX_PAIR_ROWS = 40
 
 KAPPA_CONTINUOUS = (
@@ -71,12 +68,6 @@ ALPHA_ON_Z = (
     "raw levels"
 )
 SCALE_NAMES = {"da": "DA scores (0–100)", "mqm": "MQM penalties"}
-
-FLAG_NOT_NORMALIZABLE = "not normalizable"
-FLAG_SAME_LEVEL = "same level"
-FLAG_INCONSISTENT = "inconsistent repeats"
-FLAG_BAD_REF = "degraded references not lower"
-FLAG_OUTLIER = "outlier mean"
 
 MQM_BINS = (
     ("0 (no error)", 0.0, 0.0),
@@ -248,15 +239,9 @@ def judge_summaries(data: AspectData, categories: Categories) -> list[JudgeSumma
 
 
 def _mark_outliers(summaries: list[JudgeSummary]) -> None:
-    means = np.array([s.raw_mean for s in summaries if s.raw_mean is not None])
-    if len(means) < OUTLIER_MIN_JUDGES:
-        return
-    median = float(np.median(means))
-    mad = 1.4826 * float(np.median(np.abs(means - median)))
-    if mad <= 0:
-        return
-    for summary in summaries:
-        if summary.raw_mean is not None and abs(summary.raw_mean - median) > OUTLIER_MADS * mad:
+    outliers = mean_outliers([summary.raw_mean for summary in summaries])
+    for summary, outlier in zip(summaries, outliers, strict=True):
+        if outlier:
             summary.outlier = True
             summary.flags.append(FLAG_OUTLIER)
 
@@ -266,17 +251,15 @@ def _flag(summaries: list[JudgeSummary], data: AspectData, rows: dict[str, list[
         row.judge: row for row in _repeat_consistency(data, scores=data.z).judges if row.n_pairs
     }
     for summary in summaries:
-        if not summary.normalizable:
-            summary.flags.append(FLAG_NOT_NORMALIZABLE)
-        counts = summary.level_counts
-        if summary.n >= QC_MIN_JUDGMENTS and max(counts) >= SAME_LEVEL_SHARE * summary.n:
-            summary.flags.append(FLAG_SAME_LEVEL)
         pairs = consistency.get(summary.judge)
-        if pairs is not None and pairs.n_pairs >= 3 and pairs.mean_absolute_difference >= 1.0:
-            summary.flags.append(FLAG_INCONSISTENT)
-        bad = [data.z[i] for i in rows[summary.judge] if data.kinds[i] == "BAD_REF"]
-        if len(bad) >= 3 and float(np.mean(bad)) >= 0.0:
-            summary.flags.append(FLAG_BAD_REF)
+        summary.flags += imported_judge_flags(
+            n=summary.n,
+            level_counts=summary.level_counts,
+            normalizable=summary.normalizable,
+            repeat_pairs=pairs.n_pairs if pairs is not None else None,
+            repeat_mean_z=pairs.mean_absolute_difference if pairs is not None else math.nan,
+            bad_ref_z=[data.z[i] for i in rows[summary.judge] if data.kinds[i] == KIND_BAD_REF],
+        )
 
 
 # ---------------------------------------------------------------- agreement
@@ -339,7 +322,7 @@ def agreement(
             "da"}``, ...). Kappa uses its declared levels as categories and is not computed for
             a scale without levels (module docstring).
     """
-    scored = [i for i, kind in enumerate(data.kinds) if kind == "SYSTEM"]
+    scored = [i for i, kind in enumerate(data.kinds) if kind == KIND_SYSTEM]
     if unit == "system":
         items: list[Hashable] = [data.systems[i] for i in scored]
     else:
@@ -428,17 +411,6 @@ def _judge_matrix(
     return r, n
 
 
-def fisher_interval(r: float, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
-    """Fisher-z confidence interval of Pearson's r over n pairs (spec §2.9); None if n <= 3."""
-    if n <= 3 or not math.isfinite(r) or abs(r) >= 1.0:
-        return None
-    from scipy.stats import norm
-
-    half = float(norm.ppf(0.5 + confidence / 2.0)) / math.sqrt(n - 3)
-    centre = math.atanh(r)
-    return math.tanh(centre - half), math.tanh(centre + half)
-
-
 def _iac(items: Sequence[Hashable], scores: FloatArray) -> Estimate:
     correlation = inter_annotator_correlation(items, scores.tolist())
     if not math.isfinite(correlation.r):
@@ -468,60 +440,6 @@ def _alpha(
     return _with_percentiles(value, samples, columns)
 
 
-def multiplicities(picks: npt.NDArray[np.int64], size: int) -> FloatArray:
-    """How often each of ``size`` units occurs in each resample (one row per resample)."""
-    rows = np.repeat(np.arange(picks.shape[0]), picks.shape[1])
-    flat = np.bincount(rows * size + picks.ravel(), minlength=picks.shape[0] * size)
-    return flat.reshape(picks.shape[0], size).astype(np.float64)
-
-
-def alpha_resampled(matrix: FloatArray, picks: npt.NDArray[np.int64], *, level: str) -> list[float]:
-    """``krippendorff_alpha(matrix[:, pick], level=level).alpha`` for each row of ``picks``.
-
-    Equal to calling the core function on every resample (a test checks it), but fast: a
-    resample's coincidence matrix is the sum of its columns' coincidences, each counted as
-    often as the column was drawn, so each column's pairs are computed once.
-    """
-    present = ~np.isnan(matrix)
-    categories = np.unique(matrix[present])
-    size = len(categories)
-    codes = np.searchsorted(categories, np.where(present, matrix, categories[0]))
-    cells: list[int] = []
-    weights: list[float] = []
-    owners: list[int] = []
-    for column in range(matrix.shape[1]):
-        counts = np.bincount(codes[present[:, column], column], minlength=size)
-        m = int(counts.sum())
-        (used,) = np.nonzero(counts)
-        for c in used.tolist():
-            for k in used.tolist():
-                pairs = counts[c] * counts[k] - (counts[c] if c == k else 0)
-                if pairs:
-                    cells.append(c * size + k)
-                    weights.append(pairs / (m - 1.0))
-                    owners.append(column)
-    cell = np.array(cells)
-    weight = np.array(weights)
-    owner = np.array(owners)
-    result = []
-    for drawn in multiplicities(picks, matrix.shape[1]):
-        coincidence = np.bincount(cell, weights=weight * drawn[owner], minlength=size * size)
-        result.append(_alpha_of(categories, coincidence.reshape(size, size), level))
-    return result
-
-
-def _alpha_of(categories: FloatArray, coincidence: FloatArray, level: str) -> float:
-    """Alpha from a coincidence matrix, as ``metrics.core.agreement.krippendorff_alpha``."""
-    n = float(coincidence.sum())
-    if n <= 1:
-        return math.nan
-    totals = coincidence.sum(axis=1)
-    delta = delta_squared(categories, totals, level)
-    observed = float((coincidence * delta).sum()) / n
-    expected = float((np.outer(totals, totals) * delta).sum()) / (n * (n - 1.0))
-    return 1.0 - observed / expected if expected > 0 else math.nan
-
-
 def _with_percentiles(value: float, samples: list[float], n: int) -> Estimate:
     if not math.isfinite(value):
         return Estimate(None, None, None, n)
@@ -531,7 +449,7 @@ def _with_percentiles(value: float, samples: list[float], n: int) -> Estimate:
     return Estimate(value, float(low), float(high), n)
 
 
-def _first_two(
+def _first_score_per_judge(
     items: Sequence[Hashable], judges: Sequence[str], scores: FloatArray
 ) -> dict[Hashable, list[tuple[str, float]]]:
     """Per item, each judge's first score, in input order."""
@@ -551,7 +469,7 @@ def _kappas(
 ) -> tuple[Estimate, list[dict[str, Any]]]:
     """Pooled quadratic kappa of (first, second judge) per item, and per judge pair, over the
     scale's ``categories`` (positions in sorted order give the weights)."""
-    by_item = _first_two(items, judges, scores)
+    by_item = _first_score_per_judge(items, judges, scores)
     pooled = [(v[0][1], v[1][1]) for v in by_item.values() if len(v) >= 2]
     estimate = _kappa_estimate(pooled, categories, rng)
     per_pair: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
@@ -580,33 +498,10 @@ def _kappa_estimate(
     return _with_percentiles(value, samples, len(pairs))
 
 
-def kappa_resampled(
-    a: FloatArray, b: FloatArray, picks: npt.NDArray[np.int64], categories: Sequence[float]
-) -> list[float]:
-    """Quadratic ``cohen_kappa(a[pick], b[pick], categories=categories)`` for each row of
-    ``picks`` (equal to the core function, as a test checks).
-
-    With level positions i (judge A) and j (judge B), quadratic weights make both sums linear in
-    how often each pair is drawn: observed = sum (i - j)^2 and expected =
-    (N sum i^2 - 2 sum i sum j + N sum j^2) / N, so every resample is a matrix product.
-    """
-    levels = sorted(set(categories))
-    position = {float(value): index for index, value in enumerate(levels)}
-    i = np.array([position[float(x)] for x in a], dtype=np.float64)
-    j = np.array([position[float(y)] for y in b], dtype=np.float64)
-    drawn = multiplicities(picks, len(a))
-    sums = drawn @ np.column_stack([np.ones_like(i), i, i * i, j, j * j, (i - j) ** 2])
-    n, si, sii, sj, sjj, observed = sums.T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        expected = (n * sii - 2.0 * si * sj + n * sjj) / n
-        kappas = np.where(expected > 0, 1.0 - observed / expected, np.nan)
-    return [float(value) for value in kappas]
-
-
 def _repeat_consistency(data: AspectData, *, scores: FloatArray) -> Any:
-    order = [i for i, k in enumerate(data.kinds) if k == "SYSTEM"]
+    order = [i for i, k in enumerate(data.kinds) if k == KIND_SYSTEM]
     # Originals first: intra_judge_consistency pairs each later score with the first one.
-    order += [i for i, k in enumerate(data.kinds) if k == "REPEAT"]
+    order += [i for i, k in enumerate(data.kinds) if k == KIND_REPEAT]
     return intra_judge_consistency(
         [(data.systems[i], data.segments[i]) for i in order],
         [data.judges[i] for i in order],
@@ -615,7 +510,7 @@ def _repeat_consistency(data: AspectData, *, scores: FloatArray) -> Any:
 
 
 def _repeats(result: Agreement, data: AspectData) -> None:
-    if "REPEAT" not in data.kinds:
+    if KIND_REPEAT not in data.kinds:
         return
     scores = data.raw if data.has_raw else data.z
     consistency = _repeat_consistency(data, scores=scores)
@@ -635,78 +530,3 @@ def _repeats(result: Agreement, data: AspectData) -> None:
         "r": _finite(pooled.r),
         "scale": "raw" if data.has_raw else "z",
     }
-
-
-# ---------------------------------------------------------------- system differences
-
-
-@dataclass(frozen=True)
-class PairTest:
-    """System a minus system b: weighted mean difference over their common segments, p-value."""
-
-    a: str
-    b: str
-    difference: float
-    p: float
-    n: int
-
-    @property
-    def significant(self) -> bool:
-        return self.p < SIGNIFICANCE_LEVEL
-
-
-def paired_bootstrap(
-    sentence: Mapping[str, Mapping[str, float]],
-    weights: Mapping[str, float],
-    *,
-    samples: int = SIGNIFICANCE_BOOTSTRAP,
-    seed: int = DEFAULT_SEED,
-) -> list[PairTest]:
-    """Paired bootstrap test of every pair of systems (module docstring).
-
-    Args:
-        sentence: system -> segment id -> sentence score.
-        weights: segment id -> weight (1 for unweighted means).
-        samples: bootstrap resamples; the same resampled segments serve every pair.
-        seed: the generator's seed.
-
-    Returns:
-        One test per ordered pair (a before b in name order); ``p`` is 1 with fewer than two
-        common segments.
-    """
-    systems = sorted(sentence)
-    segments = sorted({seg for scores in sentence.values() for seg in scores})
-    column = {seg: k for k, seg in enumerate(segments)}
-    h = np.full((len(systems), len(segments)), np.nan)
-    for row, system in enumerate(systems):
-        for seg, value in sentence[system].items():
-            h[row, column[seg]] = value
-    w = np.array([float(weights.get(seg, 0.0)) for seg in segments])
-    picks = np.random.default_rng(seed).integers(0, max(len(segments), 1), (samples, len(segments)))
-    # Resample weighted means through multiplicities: one matrix product for all pairs.
-    drawn = multiplicities(picks, len(segments)) if segments else np.zeros((samples, 0))
-    pairs = list(itertools.combinations(range(len(systems)), 2))
-    numerators = np.zeros((len(segments), len(pairs)))
-    denominators = np.zeros((len(segments), len(pairs)))
-    for column, (a, b) in enumerate(pairs):
-        mask = ~np.isnan(h[a]) & ~np.isnan(h[b]) & (w > 0)
-        weight = np.where(mask, w, 0.0)
-        numerators[:, column] = weight * np.where(mask, h[a] - h[b], 0.0)
-        denominators[:, column] = weight
-    with np.errstate(invalid="ignore", divide="ignore"):
-        resampled = (drawn @ numerators) / (drawn @ denominators)
-    tests = []
-    for column, (a, b) in enumerate(pairs):
-        n = int((denominators[:, column] > 0).sum())
-        if n < 2:
-            tests.append(PairTest(systems[a], systems[b], math.nan, 1.0, n))
-            continue
-        observed = float(numerators[:, column].sum() / denominators[:, column].sum())
-        values = resampled[:, column]
-        values = values[np.isfinite(values)]
-        below = float(np.mean(values <= 0.0))
-        above = float(np.mean(values >= 0.0))
-        tests.append(
-            PairTest(systems[a], systems[b], observed, min(1.0, 2.0 * min(below, above)), n)
-        )
-    return tests

@@ -1,73 +1,30 @@
 """Plotly figures of the human-score panels, as plain dicts (no ORM, no plotly import).
 
-Every name that comes from data (judges, systems, aspects) is HTML-escaped before it enters a
-figure: plotly renders a subset of HTML in labels and hover texts, and these names are user
-data. Hover texts use ``hovertemplate`` with ``customdata``/``text`` of escaped strings.
+Every name that comes from data (judges, systems, aspects, levels) is escaped for plotly's
+pseudo-HTML before it enters a figure (``evaltrans.plotting``, which also gives the layout, axes
+and palettes). Hover texts use ``hovertemplate`` with ``customdata``/``text`` of escaped strings.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
-INK = "#1f2937"
-GRID = "#e5e7eb"
+from evaltrans.plotting import (
+    DIVERGING,
+    INK,
+    axis,
+    escape_label,
+    escape_template,
+    figure,
+    layout,
+    level_colors,
+)
+from metrics.core.significance import SIGNIFICANCE_LEVEL
+
 OUTLIER = "#d97706"
-# Plotly's and D3's qualitative palettes: distinct colours for up to 20 systems, then reused.
-SYSTEM_PALETTE = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf", "#393b79", "#e7969c", "#637939", "#ad494a", "#7b4173", "#3182bd",
-    "#e6550d", "#31a354", "#756bb1", "#636363",
-)  # fmt: skip
-# Worst level red to best level green (RdYlGn), spread over however many levels a scale has.
-LEVEL_RAMP = ("#d73027", "#f46d43", "#fdae61", "#fee08b", "#d9ef8b", "#a6d96a", "#66bd63",
-              "#1a9850")  # fmt: skip
-DIVERGING = [[0.0, "#b2182b"], [0.25, "#ef8a62"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"],
-             [1.0, "#2166ac"]]  # fmt: skip
-
-
-def esc(name: str) -> str:
-    """A data name safe for plotly's pseudo-HTML labels and hover texts."""
-    return html.escape(str(name), quote=True)
-
-
-def system_colors(systems: Sequence[str]) -> dict[str, str]:
-    """One colour per system, by sorted name, so every panel of a set agrees."""
-    return {name: SYSTEM_PALETTE[k % len(SYSTEM_PALETTE)] for k, name in enumerate(sorted(systems))}
-
-
-def level_colors(count: int) -> list[str]:
-    """``count`` colours from red (worst) to green (best)."""
-    if count <= 1:
-        return [LEVEL_RAMP[-1]] * count
-    step = (len(LEVEL_RAMP) - 1) / (count - 1)
-    return [LEVEL_RAMP[round(k * step)] for k in range(count)]
-
-
-def _layout(title: str, **extra: Any) -> dict[str, Any]:
-    layout: dict[str, Any] = {
-        "title": {"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 16}},
-        "font": {"family": FONT, "color": INK, "size": 12},
-        "paper_bgcolor": "#ffffff",
-        "plot_bgcolor": "#ffffff",
-        "margin": {"l": 70, "r": 20, "t": 60, "b": 70},
-        "hoverlabel": {"font": {"family": FONT}},
-    }
-    layout.update(extra)
-    return layout
-
-
-def _axis(title: str, **extra: Any) -> dict[str, Any]:
-    axis = {"title": {"text": title}, "gridcolor": GRID, "zerolinecolor": "#9ca3af"}
-    axis.update(extra)
-    return axis
-
-
-def _figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any]:
-    return {"data": data, "layout": layout, "config": {"displaylogo": False, "responsive": True}}
+NORMAL = "#2563eb"
 
 
 # ---------------------------------------------------------------- judge bias
@@ -76,7 +33,7 @@ def _figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> dict[str, Any
 def judge_levels_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
     """Thesis Figure 5.3: one 100 % stacked bar per judge over the levels of the raw scores."""
     judges = panel["judges"]
-    names = [esc(row["judge"]) for row in judges]
+    names = [escape_label(row["judge"]) for row in judges]
     levels = panel["levels"]
     colors = level_colors(len(levels))
     data = []
@@ -88,25 +45,26 @@ def judge_levels_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
         data.append(
             {
                 "type": "bar",
-                "name": esc(label),
+                "name": escape_label(label),
                 "x": names,
                 "y": shares,
                 "marker": {"color": color, "line": {"color": "#ffffff", "width": 0.5}},
                 "customdata": [[index, count] for index, count in enumerate(counts)],
                 "hovertemplate": (
-                    "Judge %{x}<br>Level " + esc(label) + ": %{customdata[1]} judgments "
+                    "Judge %{x}<br>Level " + escape_template(label) + ": %{customdata[1]} "
+                    "judgments "
                     "(%{y:.1f} %)<extra></extra>"
                 ),
             }
         )
-    aspect = esc(panel["aspect"])
-    return _figure(
+    aspect = escape_label(panel["aspect"])
+    return figure(
         data,
-        _layout(
+        layout(
             f"Distribution of {aspect} scores per judge (raw levels)",
             barmode="stack",
-            xaxis=_axis("Judge", type="category", tickangle=-45 if len(judges) > 12 else 0),
-            yaxis=_axis("Share of the judge's judgments (%)", range=[0, 100]),
+            xaxis=axis("Judge", type="category", tickangle=-45 if len(judges) > 12 else 0),
+            yaxis=axis("Share of the judge's judgments (%)", range=[0, 100]),
             legend={"title": {"text": "Level"}, "traceorder": "reversed"},
         ),
     )
@@ -116,8 +74,8 @@ def judge_z_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
     """Box plots of each judge's normalized scores; outlier judges in amber."""
     data = []
     for index, row in enumerate(panel["judges"]):
-        name = esc(row["judge"])
-        color = OUTLIER if row["outlier"] else "#2563eb"
+        name = escape_label(row["judge"])
+        color = OUTLIER if row["outlier"] else NORMAL
         data.append(
             {
                 "type": "box",
@@ -128,20 +86,20 @@ def judge_z_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
                 "line": {"width": 1.2},
                 "boxpoints": "outliers",
                 "customdata": [index] * len(row["z"]),
-                "hovertemplate": "Judge " + name + "<br>z = %{y:.2f}<extra></extra>",
+                "hovertemplate": (
+                    "Judge " + escape_template(row["judge"]) + "<br>z = %{y:.2f}<extra></extra>"
+                ),
                 "showlegend": False,
             }
         )
-    aspect = esc(panel["aspect"])
+    aspect = escape_label(panel["aspect"])
     source = "the file's z" if panel["z_source"] == "given" else "per-judge (0,1) normalization"
-    return _figure(
+    return figure(
         data,
-        _layout(
+        layout(
             f"Normalized {aspect} scores per judge ({source})",
-            xaxis=_axis(
-                "Judge", type="category", tickangle=-45 if len(panel["judges"]) > 12 else 0
-            ),
-            yaxis=_axis("z-score (judge mean 0, sd 1)", zeroline=True),
+            xaxis=axis("Judge", type="category", tickangle=-45 if len(panel["judges"]) > 12 else 0),
+            yaxis=axis("z-score (judge mean 0, sd 1)", zeroline=True),
         ),
     )
 
@@ -159,7 +117,7 @@ def agreement_figure(
     unit: str,
 ) -> dict[str, Any]:
     """Judge x judge Pearson's r heat map (blank where judges share too few items)."""
-    names = [esc(judge) for judge in judges]
+    names = [escape_label(judge) for judge in judges]
     text = [["" if value is None else f"{value:.2f}" for value in row] for row in r]
     what = "candidates" if unit == "candidate" else "systems (judge means)"
     scores = "normalized" if normalized else "raw"
@@ -185,14 +143,14 @@ def agreement_figure(
         }
     ]
     size = max(420, min(900, 90 + 28 * len(judges)))
-    return _figure(
+    return figure(
         data,
-        _layout(
-            f"Agreement between judges: Pearson's r of {scores} {esc(aspect)} scores on common "
-            f"{what}",
+        layout(
+            f"Agreement between judges: Pearson's r of {scores} {escape_label(aspect)} scores on "
+            f"common {what}",
             height=size,
-            xaxis=_axis("Judge", type="category", tickangle=-45 if len(judges) > 8 else 0),
-            yaxis=_axis("Judge", type="category", autorange="reversed"),
+            xaxis=axis("Judge", type="category", tickangle=-45 if len(judges) > 8 else 0),
+            yaxis=axis("Judge", type="category", autorange="reversed"),
             margin={"l": 110, "r": 20, "t": 60, "b": 100},
         ),
     )
@@ -219,7 +177,7 @@ def ranking_figure(
     """
     data = []
     for row in systems:
-        name = esc(row["system"])
+        name = escape_label(row["system"])
         score, low, high = row["score"], row["low"], row["high"]
         error = None
         if low is not None and high is not None:
@@ -242,8 +200,9 @@ def ranking_figure(
             "marker": {"color": colors.get(row["system"], INK), "size": 11},
             "customdata": [[ci, row["n_segments"], row["n_judgments"]]],
             "hovertemplate": (
-                f"<b>{name}</b><br>score %{{x:.3f}}<br>95 % CI %{{customdata[0]}}<br>"
-                "%{customdata[1]} segments, %{customdata[2]} judgments<extra></extra>"
+                f"<b>{escape_template(row['system'])}</b><br>score %{{x:.3f}}<br>"
+                "95 % CI %{customdata[0]}<br>%{customdata[1]} segments, %{customdata[2]} "
+                "judgments<extra></extra>"
             ),
             "showlegend": False,
         }
@@ -252,20 +211,22 @@ def ranking_figure(
         data.append(trace)
     kind = "normalized (z)" if normalized else "raw"
     height = max(360, 120 + 34 * len(systems))
-    return _figure(
+    return figure(
         data,
-        _layout(
-            f"Human system ranking: {kind} {esc(aspect)} score with 95 % bootstrap CI",
+        layout(
+            f"Human system ranking: {kind} {escape_label(aspect)} score with 95 % bootstrap CI",
             height=height,
-            xaxis=_axis(
-                "Mean normalized score (z)" if normalized else f"Mean raw {esc(aspect)} score"
+            xaxis=axis(
+                "Mean normalized score (z)"
+                if normalized
+                else f"Mean raw {escape_label(aspect)} score"
             ),
-            yaxis=_axis(
+            yaxis=axis(
                 "System",
                 type="category",
                 autorange="reversed",
                 categoryorder="array",
-                categoryarray=[esc(row["system"]) for row in systems],
+                categoryarray=[escape_label(row["system"]) for row in systems],
             ),
             margin={"l": 150, "r": 30, "t": 60, "b": 60},
         ),
@@ -280,7 +241,8 @@ def significance_figure(
     normalized: bool,
 ) -> dict[str, Any]:
     """Row minus column score difference for every pair of systems, in ranking order; cells
-    whose paired bootstrap p < 0.05 are marked with ★ and shown in full colour."""
+    whose paired bootstrap test is significant (``PairTest.significant``) are marked with ★ and
+    shown in full colour."""
     position = {name: k for k, name in enumerate(order)}
     size = len(order)
     z: list[list[float | None]] = [[None] * size for _ in range(size)]
@@ -297,7 +259,7 @@ def significance_figure(
             text[i][j] = f"{value:+.2f}{'★' if test.significant else ''}"
             p[i][j] = test.p
             biggest = max(biggest, abs(value))
-    names = [esc(name) for name in order]
+    names = [escape_label(name) for name in order]
     customdata = [
         [[text[i][j], "–" if p[i][j] is None else f"{p[i][j]:.3f}"] for j in range(size)]
         for i in range(size)
@@ -327,13 +289,14 @@ def significance_figure(
     ]
     kind = "normalized" if normalized else "raw"
     height = max(420, 140 + 32 * size)
-    return _figure(
+    return figure(
         data,
-        _layout(
-            f"Pairwise differences ({kind} {esc(aspect)}), row − column; ★ significant (p < 0.05)",
+        layout(
+            f"Pairwise differences ({kind} {escape_label(aspect)}), row − column; ★ significant "
+            f"(p < {SIGNIFICANCE_LEVEL:g})",
             height=height,
-            xaxis=_axis("System", type="category", tickangle=-45, side="bottom"),
-            yaxis=_axis("System", type="category", autorange="reversed"),
+            xaxis=axis("System", type="category", tickangle=-45, side="bottom"),
+            yaxis=axis("System", type="category", autorange="reversed"),
             margin={"l": 150, "r": 20, "t": 60, "b": 130},
         ),
     )

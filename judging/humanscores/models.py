@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evaltrans.corpora.models import Segment, TestSet
+from judging.formats.base import KIND_BAD_REF, KIND_REF, KIND_REPEAT, KIND_SYSTEM
 
 
 class JudgmentSet(models.Model):
@@ -68,10 +69,10 @@ class ExternalJudgment(models.Model):
     """One judge's score of one candidate for one aspect (a :class:`JudgmentRecord` stored)."""
 
     class Kind(models.TextChoices):
-        SYSTEM = "SYSTEM", "System output"
-        REPEAT = "REPEAT", "Repeat (same judge again)"
-        BAD_REF = "BAD_REF", "Degraded reference (quality control)"
-        REF = "REF", "Reference (quality control)"
+        SYSTEM = KIND_SYSTEM, "System output"
+        REPEAT = KIND_REPEAT, "Repeat (same judge again)"
+        BAD_REF = KIND_BAD_REF, "Degraded reference (quality control)"
+        REF = KIND_REF, "Reference (quality control)"
 
     judgment_set = models.ForeignKey(
         JudgmentSet, on_delete=models.CASCADE, related_name="judgments"

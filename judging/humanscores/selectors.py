@@ -18,17 +18,21 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count
 
-from evaltrans.corpora.models import Candidate, Reference, TestSet
+from evaltrans.corpora.models import Candidate, Reference, Segment, TestSet
+from evaltrans.corpora.selectors import segment_browser_url
 from judging import selectors as judging_selectors
-from judging.models import Campaign
+from judging.formats.base import KIND_REF, KIND_REPEAT, KIND_SYSTEM, JudgmentRecord
+from judging.models import Campaign, Item
 from judging.qc import judge_quality
 from metrics.core.human_scores import (
     SCORED_KINDS,
     HumanScores,
     HumanScoresError,
+    HumanSystemScore,
     Rounding,
     human_scores,
 )
+from metrics.core.resampling import DEFAULT_SEED, PairTest, paired_bootstrap
 
 from . import analysis
 from .models import ExternalJudgment, JudgmentSet
@@ -36,7 +40,7 @@ from .models import ExternalJudgment, JudgmentSet
 SOURCE_SET = "set"
 SOURCE_CAMPAIGN = "campaign"
 SOURCE_KINDS = (SOURCE_SET, SOURCE_CAMPAIGN)
-CAMPAIGN_KINDS = ("SYSTEM",)
+CAMPAIGN_KINDS = (KIND_SYSTEM,)
 """Kinds scored for a campaign: its planted repeats only measure consistency (judging app)."""
 PREFERRED_ASPECTS = ("adequacy+fluency", "adequacy", "mqm", "fluency")
 
@@ -46,23 +50,13 @@ NO_TEXTS_FOR_WEIGHTING = (
     "one (its judgments are kept by system and segment id only); use weighting 'none'"
 )
 CACHE_SECONDS = 3600
+CACHE_VERSION = 2
+"""Part of the panel cache keys: raise it when the cached panel classes move or change, so a
+shared cache never hands out objects pickled under the old names."""
 
 
 class HumanSourceError(LookupError):
     """No such judgment set or campaign; the message is for the user."""
-
-
-@dataclass(frozen=True)
-class Judgment:
-    """One judgment as the statistics read it (``metrics.core.human_scores.JudgmentLike``)."""
-
-    system: str
-    segment_id: str
-    judge: str
-    aspect: str
-    raw: float | None
-    z_given: float | None
-    kind: str
 
 
 @dataclass
@@ -74,7 +68,7 @@ class HumanSource:
     name: str
     label: str
     test_set: TestSet | None
-    records: list[Judgment]
+    records: list[JudgmentRecord]
     scales: dict[str, dict[str, Any]]
     judge_seconds: dict[str, float]
     judge_flags: dict[str, list[str]] = field(default_factory=dict)
@@ -106,7 +100,8 @@ class HumanSource:
         """
         digest = hashlib.blake2b(digest_size=16)
         for record in self.records:
-            digest.update(repr(tuple(vars(record).values())).encode("utf-8"))
+            fields = (record.system, record.segment_id, record.judge, record.aspect, record.raw)
+            digest.update(repr((*fields, record.z_given, record.kind)).encode("utf-8"))
             digest.update(b"\n")
         return digest.hexdigest()
 
@@ -199,7 +194,7 @@ def _set_source(judgment_set: JudgmentSet) -> HumanSource:
     for system, key, judge, aspect, raw, z_given, kind, segment_pk in rows.iterator(
         chunk_size=5000
     ):
-        records.append(Judgment(system, key, judge, aspect, raw, z_given, kind))
+        records.append(JudgmentRecord(system, key, judge, aspect, raw, z_given, kind))
         if segment_pk is not None:
             links[key] = segment_pk
     meta = judgment_set.metadata
@@ -217,19 +212,25 @@ def _set_source(judgment_set: JudgmentSet) -> HumanSource:
     )
 
 
-def campaign_records(*, campaign: Campaign) -> list[Judgment]:
+def campaign_records(*, campaign: Campaign) -> list[JudgmentRecord]:
     """A campaign's judgments as records: the segment id is the segment's ``seg_id`` (its
     1-based position without one); a planted repeat is REPEAT, the reference judged as a system
     is REF (quality control), the rest SYSTEM."""
     return _campaign_records(judging_selectors.campaign_judgment_rows(campaign=campaign))
 
 
-def _campaign_records(rows: list[dict[str, Any]]) -> list[Judgment]:
+def _campaign_records(rows: list[dict[str, Any]]) -> list[JudgmentRecord]:
     records = []
     for row in rows:
-        kind = "REPEAT" if row["is_repeat"] else "REF" if row["kind"] == "reference" else "SYSTEM"
+        kind = (
+            KIND_REPEAT
+            if row["is_repeat"]
+            else KIND_REF
+            if row["kind"] == Item.Kind.REFERENCE
+            else KIND_SYSTEM
+        )
         records.append(
-            Judgment(
+            JudgmentRecord(
                 system=row["system"],
                 segment_id=row["seg_id"] or str(row["segment_index"] + 1),
                 judge=row["judge"],
@@ -342,7 +343,7 @@ def source_human_scores(
     z_source: str = "auto",
     rounding: Rounding | None = None,
     bootstrap_samples: int = 1000,
-    seed: int = 12345,
+    seed: int = DEFAULT_SEED,
 ) -> HumanScores:
     """``human_scores`` of a source: reference or candidate lengths from its test set when
     weighted by them, the source's scored kinds.
@@ -437,6 +438,19 @@ def judge_judgments(*, source: HumanSource, judge: str) -> list[dict[str, Any]]:
     return rows
 
 
+def link_judgments_to_segments(*, source: HumanSource, rows: list[dict[str, Any]]) -> None:
+    """Give each of ``rows`` (from :func:`judge_judgments`) the ``url`` of its segment in the
+    test-set browser; one query for all rows. Nothing for a source without a test set."""
+    if source.test_set is None:
+        return
+    pks = {row["segment_pk"] for row in rows if row["segment_pk"]}
+    index = dict(Segment.objects.filter(pk__in=pks).values_list("pk", "index"))
+    for row in rows:
+        position = index.get(row["segment_pk"])
+        if position is not None:
+            row["url"] = segment_browser_url(test_set=source.test_set, index=position)
+
+
 def _agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> dict[str, Any]:
     """Agreement of one aspect; ``unit`` None picks candidates when two judges share one."""
     data = analysis.aspect_data(source.records, aspect)
@@ -466,9 +480,42 @@ def _ranking_panel(*, source: HumanSource, aspect: str, weighting: str | None) -
         "aspect": aspect,
         "weighting": used,
         "scores": scores,
-        "tests_raw": analysis.paired_bootstrap(raw, weights) if raw else [],
-        "tests_normalized": analysis.paired_bootstrap(normalized, weights),
+        "tests_raw": paired_bootstrap(raw, weights) if raw else [],
+        "tests_normalized": paired_bootstrap(normalized, weights),
     }
+
+
+def ranking_rows(
+    systems: list[HumanSystemScore], view: str, tests: list[PairTest]
+) -> list[dict[str, Any]]:
+    """The ranking table of one view (``"raw"`` or ``"normalized"``): systems best first with
+    their rank, CI and how many systems each beats significantly; empty when a system has no
+    score in that view (raw scores missing)."""
+    rows = []
+    for score in systems:
+        value = score.raw if view == "raw" else score.normalized
+        if value is None:
+            return []
+        ci = score.raw_ci if view == "raw" else score.normalized_ci
+        rows.append(
+            {
+                "system": score.system,
+                "score": value,
+                "low": ci.low if ci else None,
+                "high": ci.high if ci else None,
+                "n_segments": score.n_segments,
+                "n_judgments": score.n_judgments,
+                "beats": sum(1 for t in tests if t.significant and _winner(t) == score.system),
+            }
+        )
+    rows.sort(key=lambda row: (-row["score"], row["system"]))
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    return rows
+
+
+def _winner(test: PairTest) -> str:
+    return test.a if test.difference > 0 else test.b
 
 
 def _quantile(values: list[float], share: float) -> float | None:
@@ -482,7 +529,10 @@ def _natural(segment_id: str) -> tuple[int, int | str]:
 def _cached(source: HumanSource, panel: str, compute: Any, **params: Any) -> dict[str, Any]:
     """A panel's data from the cache, computed on a miss; keyed by the judgments themselves."""
     options = ",".join(f"{key}={value}" for key, value in sorted(params.items()))
-    key = f"humanscores:{source.kind}:{source.pk}:{source.fingerprint}:{panel}:{options}"
+    key = (
+        f"humanscores:v{CACHE_VERSION}:{source.kind}:{source.pk}:{source.fingerprint}:{panel}:"
+        f"{options}"
+    )
     result = cache.get(key)
     if result is None:
         result = compute(source=source, **params)

@@ -8,7 +8,6 @@ for admins only (``admin_required``).
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -20,8 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from evaltrans.corpora.formats.base import CorpusFormatError
-from evaltrans.corpora.models import Segment
-from evaltrans.corpora.selectors import SEGMENTS_PER_PAGE
+from evaltrans.plotting import system_colors
 from evaltrans.roles import admin_required, browser_required
 from judging.models import Campaign
 from metrics.core.human_scores import HumanScoresError
@@ -37,7 +35,9 @@ from .selectors import (
     human_source_list,
     judge_bias_panel,
     judge_judgments,
+    link_judgments_to_segments,
     ranking_panel,
+    ranking_rows,
 )
 from .services import JudgmentImportError, judgmentset_import_file
 
@@ -138,24 +138,10 @@ def judge_detail(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     if aspect:
         rows = [row for row in rows if row["aspect"] == aspect]
     page = Paginator(rows, JUDGMENTS_PER_PAGE).get_page(request.GET.get("page", 1))
-    _link_segments(source, page.object_list)
+    link_judgments_to_segments(source=source, rows=page.object_list)
     context = _context(request, source, "judges", source.aspects)
     context.update(judge=judge, page=page, aspect=aspect, total=len(rows))
     return render(request, "humanscores/judge_detail.html", context)
-
-
-def _link_segments(source: HumanSource, rows: list[dict[str, Any]]) -> None:
-    """Each row's link into the test-set browser (page and anchor of its segment)."""
-    if source.test_set is None:
-        return
-    pks = {row["segment_pk"] for row in rows if row["segment_pk"]}
-    index = dict(Segment.objects.filter(pk__in=pks).values_list("pk", "index"))
-    url = reverse("corpora:test_set_detail", args=[source.test_set.pk])
-    for row in rows:
-        position = index.get(row["segment_pk"])
-        if position is not None:
-            page = position // SEGMENTS_PER_PAGE + 1
-            row["url"] = f"{url}?page={page}#seg-{position + 1}"
 
 
 @browser_required
@@ -199,10 +185,10 @@ def ranking(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         context["error"] = str(error)
         return render(request, "humanscores/ranking.html", context)
     scores = panel["scores"]
-    colors = charts.system_colors([row.system for row in scores.systems])
+    colors = system_colors([row.system for row in scores.systems])
     views = {}
     for name in VIEWS:
-        rows = _ranking_rows(scores.systems, name, panel[f"tests_{name}"])
+        rows = ranking_rows(scores.systems, name, panel[f"tests_{name}"])
         if not rows:
             continue
         order = [row["system"] for row in rows]
@@ -222,31 +208,3 @@ def ranking(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         context["view"] = "normalized"
     context.update(panel=panel, scores=scores, views=views, colors=colors)
     return render(request, "humanscores/ranking.html", context)
-
-
-def _ranking_rows(systems: list[Any], view: str, tests: list[Any]) -> list[dict[str, Any]]:
-    rows = []
-    for score in systems:
-        value = score.raw if view == "raw" else score.normalized
-        if value is None:
-            return []
-        ci = score.raw_ci if view == "raw" else score.normalized_ci
-        rows.append(
-            {
-                "system": score.system,
-                "score": value,
-                "low": ci.low if ci else None,
-                "high": ci.high if ci else None,
-                "n_segments": score.n_segments,
-                "n_judgments": score.n_judgments,
-                "beats": sum(1 for t in tests if t.significant and _winner(t) == score.system),
-            }
-        )
-    rows.sort(key=lambda row: (-row["score"], row["system"]))
-    for rank, row in enumerate(rows, 1):
-        row["rank"] = rank
-    return rows
-
-
-def _winner(test: Any) -> str:
-    return test.a if test.difference > 0 else test.b

@@ -9,6 +9,8 @@
   data, with missing values.
 * **Weighted Cohen's kappa** (Cohen 1968) for two judges: ``1 - sum(w*O) / sum(w*E)`` with
   linear or quadratic disagreement weights over the category *positions*.
+* **Resampled alpha and kappa** for bootstrap intervals: the same statistics over many
+  resamples of the items at once (:func:`alpha_resampled`, :func:`kappa_resampled`).
 * **Intra-judge consistency**: a judge's score of a repeated item against their first score of it
   (WMT's REPEAT items), per judge and pooled.
 
@@ -26,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
+
+from .resampling import multiplicities
 
 FloatArray = npt.NDArray[np.float64]
 ALPHA_LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -197,15 +201,61 @@ def krippendorff_alpha(data: FloatArray | Sequence[Sequence[float]], *, level: s
     if matrix.ndim != 2:
         raise AgreementError("reliability data must be a judges x items matrix")
     categories, coincidence = _coincidence(matrix)
+    return alpha_from_coincidence(categories, coincidence, level)
+
+
+def alpha_from_coincidence(categories: FloatArray, coincidence: FloatArray, level: str) -> Alpha:
+    """Krippendorff's alpha of a coincidence matrix over the sorted ``categories``.
+
+    The step of :func:`krippendorff_alpha` after the coincidences are counted; resampled alpha
+    (:func:`alpha_resampled`) sums precomputed coincidences and finishes here too.
+    """
     n = float(coincidence.sum())
     if n <= 1:
         return Alpha(math.nan, level, math.nan, math.nan, int(n))
-    delta = delta_squared(categories, coincidence.sum(axis=1), level)
     totals = coincidence.sum(axis=1)
+    delta = delta_squared(categories, totals, level)
     observed = float((coincidence * delta).sum()) / n
     expected = float((np.outer(totals, totals) * delta).sum()) / (n * (n - 1.0))
     alpha = 1.0 - observed / expected if expected > 0 else math.nan
     return Alpha(alpha, level, observed, expected, int(round(n)))
+
+
+def alpha_resampled(matrix: FloatArray, picks: npt.NDArray[np.int64], *, level: str) -> list[float]:
+    """``krippendorff_alpha(matrix[:, pick], level=level).alpha`` for each row of ``picks``.
+
+    Equal to calling :func:`krippendorff_alpha` on every resample (a test checks it), but fast:
+    a resample's coincidence matrix is the sum of its columns' coincidences, each counted as
+    often as the column was drawn, so each column's pairs are computed once.
+    """
+    present = ~np.isnan(matrix)
+    categories = np.unique(matrix[present])
+    size = len(categories)
+    codes = np.searchsorted(categories, np.where(present, matrix, categories[0]))
+    cells: list[int] = []
+    weights: list[float] = []
+    owners: list[int] = []
+    for column in range(matrix.shape[1]):
+        counts = np.bincount(codes[present[:, column], column], minlength=size)
+        m = int(counts.sum())
+        (used,) = np.nonzero(counts)
+        for c in used.tolist():
+            for k in used.tolist():
+                pairs = counts[c] * counts[k] - (counts[c] if c == k else 0)
+                if pairs:
+                    cells.append(c * size + k)
+                    weights.append(pairs / (m - 1.0))
+                    owners.append(column)
+    cell = np.array(cells)
+    weight = np.array(weights)
+    owner = np.array(owners)
+    result = []
+    for drawn in multiplicities(picks, matrix.shape[1]):
+        coincidence = np.bincount(cell, weights=weight * drawn[owner], minlength=size * size)
+        result.append(
+            alpha_from_coincidence(categories, coincidence.reshape(size, size), level).alpha
+        )
+    return result
 
 
 def _coincidence(matrix: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -230,8 +280,7 @@ def _coincidence(matrix: FloatArray) -> tuple[FloatArray, FloatArray]:
 def delta_squared(categories: FloatArray, totals: FloatArray, level: str) -> FloatArray:
     """Krippendorff's squared difference δ²(c, k) between the categories, for ``level``.
 
-    ``totals`` are the category marginals n_c (used by the ordinal metric). Public because
-    resampled α (bootstrap intervals) reuses it on the same coincidence matrices.
+    ``totals`` are the category marginals n_c (used by the ordinal metric).
     """
     c = categories[:, None]
     k = categories[None, :]
@@ -317,6 +366,29 @@ def cohen_kappa(
     disagreement = float((weight * expected).sum())
     kappa = 1.0 - float((weight * observed).sum()) / disagreement if disagreement > 0 else math.nan
     return Kappa(kappa, weights, len(a), tuple(float(value) for value in levels))
+
+
+def kappa_resampled(
+    a: FloatArray, b: FloatArray, picks: npt.NDArray[np.int64], categories: Sequence[float]
+) -> list[float]:
+    """Quadratic ``cohen_kappa(a[pick], b[pick], categories=categories)`` for each row of
+    ``picks`` (equal to :func:`cohen_kappa`, as a test checks).
+
+    With level positions i (judge A) and j (judge B), quadratic weights make both sums linear in
+    how often each pair is drawn: observed = sum (i - j)^2 and expected =
+    (N sum i^2 - 2 sum i sum j + N sum j^2) / N, so every resample is a matrix product.
+    """
+    levels = sorted(set(categories))
+    position = {float(value): index for index, value in enumerate(levels)}
+    i = np.array([position[float(x)] for x in a], dtype=np.float64)
+    j = np.array([position[float(y)] for y in b], dtype=np.float64)
+    drawn = multiplicities(picks, len(a))
+    sums = drawn @ np.column_stack([np.ones_like(i), i, i * i, j, j * j, (i - j) ** 2])
+    n, si, sii, sj, sjj, observed = sums.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = (n * sii - 2.0 * si * sj + n * sjj) / n
+        kappas = np.where(expected > 0, 1.0 - observed / expected, np.nan)
+    return [float(value) for value in kappas]
 
 
 # --------------------------------------------------------------------------- intra-judge

@@ -121,8 +121,13 @@ def edit_distances(
             costs = np.concatenate(matrices)
             cost_starts = _offsets(matrices)[:-1]
         result[start : start + len(chunk)] = packed_distances(
-            np.concatenate(hyps), _offsets(hyps), np.concatenate(refs), _offsets(refs),
-            costs, cost_starts, **options,
+            np.concatenate(hyps),
+            _offsets(hyps),
+            np.concatenate(refs),
+            _offsets(refs),
+            costs,
+            cost_starts,
+            **options,
         )
     return result
 
@@ -141,7 +146,9 @@ _VOCABULARY: dict[str, int] = {}
 @lru_cache(maxsize=2**17)
 def word_ids(tokens: tuple[str, ...]) -> npt.NDArray[np.int64]:
     """Integer ids of a token sequence (cached: references recur for every system)."""
-    return np.array([_VOCABULARY.setdefault(word, len(_VOCABULARY)) for word in tokens], dtype=np.int64)
+    return np.array(
+        [_VOCABULARY.setdefault(word, len(_VOCABULARY)) for word in tokens], dtype=np.int64
+    )
 
 
 def grid_and_path(

@@ -22,7 +22,7 @@ percent for error rates, BLEU, chrF and TER; raw for NIST.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, ClassVar
@@ -272,6 +272,3 @@ def streams_to_segments(streams: Sequence[Sequence[str]]) -> list[list[str]]:
     if len(lengths) > 1:
         raise MeasureError(f"reference files differ in line count: {sorted(lengths)}")
     return [list(segment) for segment in zip(*streams, strict=True)]
-
-
-MeasureFactory = Callable[..., Measure]

@@ -139,7 +139,9 @@ class CDER(ErrorRateMeasure):
             return (forward + backward) / 2
         return np.maximum(forward, backward)
 
-    def directed_alignment(self, hyp: Sequence[str], ref: Sequence[str], backward: bool) -> Alignment:
+    def directed_alignment(
+        self, hyp: Sequence[str], ref: Sequence[str], backward: bool
+    ) -> Alignment:
         """Grid, path, coverage and penalty of one direction (backward: columns are ref words)."""
         rows_side, columns_side = (hyp, ref) if backward else (ref, hyp)
         sub = self._substitution(backward)(columns_side, rows_side)

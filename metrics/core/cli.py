@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 
 from . import METRICS, get_metric
 from .base import MeasureError, streams_to_segments
-from .presets import PRESETS
+from .presets import preset_options
 
 USAGE_ERROR = 2
 
@@ -75,11 +75,7 @@ def read_lines(path: str) -> list[str]:
 
 def measure_options(measure: str, preset: str | None, pairs: Sequence[str]) -> dict[str, Any]:
     """Preset values for the measure, overridden by KEY=VALUE pairs."""
-    options: dict[str, Any] = {}
-    if preset is not None:
-        if preset not in PRESETS:
-            raise UsageError(f"unknown preset {preset!r} (known: {', '.join(sorted(PRESETS))})")
-        options.update(PRESETS[preset].get(measure, {}))
+    options: dict[str, Any] = {} if preset is None else preset_options(preset, measure)
     for pair in pairs:
         key, separator, value = pair.partition("=")
         if not separator or not key:

@@ -90,13 +90,6 @@ def _english_corrections(word: str, count: int) -> int:
     return count + len(_ENGLISH_HIATUS.findall(word))
 
 
-def average_syllables_per_word(words: Sequence[str], language: str = "en") -> float:
-    """ASW of a word list (words without letters are skipped); NaN without words."""
-    counts = [count_syllables(word, language) for word in words]
-    counts = [count for count in counts if count]
-    return sum(counts) / len(counts) if counts else float("nan")
-
-
 def flesch_reading_ease(asl: float, asw: float) -> float:
     """FR = 206.835 − 1.015·ASL − 84.6·ASW (English constants, as the paper)."""
     return 206.835 - 1.015 * asl - 84.6 * asw

@@ -38,17 +38,27 @@ import numpy as np
 import numpy.typing as npt
 
 from .base import Signature, format_signature_value
+from .resampling import DEFAULT_SEED
 
 VERSION = "1.0"
 """Implementation version of the human-score statistics, part of every signature."""
 
-DEFAULT_SEED = 12345
 SD_CHOICES = ("sample", "population")
 STATISTIC_CHOICES = ("mean", "median")
 WEIGHTING_CHOICES = ("reference", "candidate", "none")
 Z_SOURCE_CHOICES = ("auto", "computed", "given")
 ROUNDING_NONE = "none"
-SCORED_KINDS = ("SYSTEM", "REPEAT")
+KIND_SYSTEM = "SYSTEM"
+"""An ordinary judgment of a system's (or a rated human translation's) candidate."""
+KIND_REPEAT = "REPEAT"
+"""The same judge scoring the same candidate again (WMT quality control; EvalTrans re-judgment)."""
+KIND_BAD_REF = "BAD_REF"
+"""WMT quality control: a deliberately degraded candidate."""
+KIND_REF = "REF"
+"""A reference translation judged like a candidate (WMT quality control, EvalTrans references)."""
+KINDS = (KIND_SYSTEM, KIND_REPEAT, KIND_BAD_REF, KIND_REF)
+"""Every kind of judgment (``JudgmentLike.kind``)."""
+SCORED_KINDS = (KIND_SYSTEM, KIND_REPEAT)
 """Kinds aggregated by default. WMT counts a REPEAT like any other judgment of the candidate;
 BAD_REF and REF are quality-control items and only enter the normalization statistics."""
 
@@ -339,7 +349,7 @@ class SegmentScore:
 
 
 @dataclass(frozen=True)
-class SystemScore:
+class HumanSystemScore:
     """One system's score: raw and normalized weighted means of its sentence scores, with CIs."""
 
     system: str
@@ -367,12 +377,12 @@ class HumanScores:
     """Everything ``human_scores`` computes for one aspect, with the signature of its options."""
 
     aspect: str
-    systems: list[SystemScore]
+    systems: list[HumanSystemScore]
     segments: list[SegmentScore]
     judges: dict[str, list[JudgeStats]] = field(default_factory=dict)
     signature: Signature = field(default_factory=lambda: Signature("human", ()))
 
-    def system(self, name: str) -> SystemScore:
+    def system(self, name: str) -> HumanSystemScore:
         for score in self.systems:
             if score.system == name:
                 return score
@@ -599,7 +609,7 @@ def _system_scores(
     samples: int,
     confidence: float,
     seed: int,
-) -> list[SystemScore]:
+) -> list[HumanSystemScore]:
     grouped: dict[str, list[tuple[SegmentScore, float]]] = defaultdict(list)
     for segment, weight in zip(segments, weights, strict=True):
         grouped[segment.system].append((segment, weight))
@@ -615,7 +625,7 @@ def _system_score(
     samples: int,
     confidence: float,
     seed: int,
-) -> SystemScore:
+) -> HumanSystemScore:
     w = [weight for _, weight in rows]
     z = [segment.normalized for segment, _ in rows]
     raws = _present_or_none([segment.raw for segment, _ in rows])
@@ -628,7 +638,7 @@ def _system_score(
         raw_ci = bootstrap_interval(
             raws, w, samples=samples, rng=system_rng(seed, system), confidence=confidence
         )
-    return SystemScore(
+    return HumanSystemScore(
         system=system,
         raw=weighted_mean(raws, w) if raws is not None else None,
         normalized=weighted_mean(z, w),

@@ -17,10 +17,10 @@ trivial splits that reproduce the node are excluded):
   of the node (inside) and a bound on the rest of the pair (outside) bound it from below,
   and d_PER, then the values of the children bound each split. A cut node is memoised as
   +∞, not as the bound (the thesis' Alg. 4.5 stores the bound, which gives wrong values,
-  spec §10.6). It equals the DP (tests) and, on real sentence pairs (WMT17 en-de), is
-  20–100× faster because the bounds cut most span pairs. Compiled with numba; the recursion
-  runs on an explicit stack of frames, since numba cannot cache a recursive function (a
-  cached one crashed when loaded). d_PER of every inside span pair and the outside bound are
+  spec §10.6). It equals the DP (tests) and is much faster on real sentence pairs, because
+  the bounds cut most span pairs. Compiled with numba; the recursion runs on an explicit
+  stack of frames, since numba cannot cache a recursive function (a cached one crashed when
+  loaded). d_PER of every inside span pair and the outside bound are
   tabulated first (O(I²L²), incrementally from word counts), so every bound is a table
   look-up; an opened node lists the splits that pass the bound in one pass over the tables.
 
@@ -29,10 +29,8 @@ neither an ancestor of a node nor anything outside it is inverted, its left sibl
 Levenshtein alignment of the candidate and reference words before the node and its right
 siblings one of the words after it, so the rest costs at least d_LEV(prefixes) +
 d_LEV(suffixes); otherwise it costs at least d_PER(outside) + c_INV (d_PER is subadditive).
-The smaller of the two holds for every tree through the node. With these bounds one search
-under d_LEV opens about 1,200 span pairs per WMT17 pair that needs it, against 2,900 with
-d_PER bounds inside and d_PER(prefixes) + d_PER(suffixes) outside; INVWER on the first 300
-segments of one system went from 1.0 s to 0.44 s (tables included).
+The smaller of the two holds for every tree through the node, and the sharper bound lets
+the search open fewer span pairs.
 
 Both work on integer cost numerators, so the result is exact. ``transposition-costs`` is
 "denominator,c_SUB,c_DEL,c_INS,c_INV" (Table A.1); the default ``1,1,1,1,1``.
@@ -53,11 +51,10 @@ rest of the pair around a node (outside, below).
 Otherwise the search runs up to ``max-length`` words on either side (spec §10.7); longer
 pairs get the upper bound d_LEV and are counted in the corpus detail ``approximated_segments``;
 ``align`` then returns the Levenshtein tree (straight joins only), marked approximate. The
-default is 30 words (it was 20, the thesis' own limit, while the DP scored): on WMT17 en-de
-(16 systems × 3004 segments) every pair of 26–30 words whose bounds differ took at most
-0.55 s (mean 0.04 s) before the sharper outside bound, where the DP takes about 1–2 s. The search's time depends on the
-words, not only on the lengths: on random sentences over a 20-word vocabulary, which the
-bounds hardly cut, 30 × 30 words take about 1 s and 40 × 40 about 6 s, as long as the DP.
+default is 30 words, above the thesis' own limit of 20, because on real sentence pairs the
+search stays well under a second per pair up to that length (docs/performance.md). Its time
+depends on the words, not only on the lengths: on random word soup, which the bounds hardly
+cut, it takes about as long as the DP.
 """
 
 from __future__ import annotations
@@ -74,8 +71,8 @@ from rapidfuzz.distance import Levenshtein
 
 from .alignment import Alignment, EditOp, grid_and_path, unit_substitution_matrix
 from .base import MeasureError, Option
+from .compiled import compiled
 from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
-from .kernels import _compiled
 from .per import count_vector_distance
 
 IntArray = npt.NDArray[np.int64]
@@ -210,7 +207,7 @@ _FRAME_COLUMNS = 15
 _SCAN, _WAIT_A, _WAIT_B = 0, 1, 2
 
 
-@_compiled
+@compiled
 def _length_bound(a: int, b: int, c_del: int, c_ins: int) -> int:
     """d_ΔI of a words against b words."""
     if a >= b:
@@ -218,7 +215,7 @@ def _length_bound(a: int, b: int, c_del: int, c_ins: int) -> int:
     return (b - a) * c_ins
 
 
-@_compiled
+@compiled
 def _span_levenshtein(
     hyp: IntArray, ref: IntArray, costs: IntArray, hyp_span: IntArray, table: Table
 ) -> None:
@@ -247,7 +244,7 @@ def _span_levenshtein(
                     table[h, l0, l1] = value
 
 
-@_compiled
+@compiled
 def _bound_tables(
     hyp: IntArray,
     ref: IntArray,
@@ -318,7 +315,7 @@ def _bound_tables(
                     ref_in[ref[j]] -= 1
 
 
-@_compiled
+@compiled
 def _open_node(
     i0: int,
     i1: int,
@@ -366,7 +363,7 @@ def _open_node(
     return _OPEN
 
 
-@_compiled
+@compiled
 def _collect_splits(
     i0: int,
     i1: int,
@@ -409,7 +406,7 @@ def _collect_splits(
     return end
 
 
-@_compiled
+@compiled
 def _search(
     hyp: IntArray,
     ref: IntArray,
@@ -524,7 +521,7 @@ def _search(
         returned = value != _OPEN
 
 
-@_compiled
+@compiled
 def _span_numbering(n: int) -> IntArray:
     """hyp_span[i0, i1]: a triangular numbering of the candidate spans (−1 where i1 < i0)."""
     hyp_span = np.full((n + 1, n + 1), -1, dtype=np.int64)
@@ -585,8 +582,8 @@ class InversionSearch:
         keep_tree: keep the search's memo for :meth:`tree`; without it the tables are the
             thread's reused working memory, which the next search overwrites.
         lower: a lower bound of d_inv; given, the search asks for a tree below lower + 1,
-            then lower + 2, … up to ``upper`` (:func:`deepening_bounds`); on WMT17 en-de,
-            16 × 3004, INVWER took 41 s against 62 s with one search under ``upper``.
+            then lower + 2, … up to ``upper`` (:func:`deepening_bounds`), which on real pairs
+            is faster than one search under ``upper``.
     """
 
     def __init__(
@@ -691,6 +688,11 @@ class InversionSearch:
             children = [self.tree(i0, p, l0, s), self.tree(p, i1, s, l1)]
         node.update(type="inverted" if inverted else "straight", children=children)
         return node
+
+
+def warm_up() -> None:
+    """Load (or compile) this module's kernels now; workers pass it to ``kernels.warm_up``."""
+    InversionSearch(["a", "b"], ["b", "a"], (1, 1, 1, 1, 1), 2)
 
 
 def leaf_operations(tree: dict[str, Any], denominator: int) -> list[EditOp]:

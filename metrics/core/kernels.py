@@ -11,45 +11,29 @@ and a long jump (c_LJ) moves to any column of the current row, column 0 included
 Row 0 is min(i·c_DEL, c_LJ) with a fixed start and 0 with a free start; the result is
 Q(I, L) with a fixed end and min_i Q(i, L) with a free end (§9.4).
 
-Why compiled: the issue on edit-distance measures asks for CDER within 3× of WER's time, and
-WER runs on rapidfuzz's C++ Levenshtein. The numpy row-vectorised kernel this replaces took
-4.8–5.0× WER's time on WMT17 en-de (16 systems × 3004 segments, CPU time); this kernel, a
-plain two-loop DP over integer word ids, takes 1.4–1.5×. It runs many pairs per call, so the
-Python work per pair is only looking up and packing the ids.
-
-Compile cost (counts once in every fresh worker process): importing numba takes about 0.3 s.
-``cache=True`` stores the machine code in ``__pycache__`` beside this file; a process that
-finds it loads it in about 0.2 s. Without a usable cache (first run after this file, numba or
-Python changes) the first score compiles for about 1.1 s and the first grid for 0.7 s more.
-If neither ``__pycache__`` nor numba's user-wide cache directory is writable, numba cannot
-cache at all; :func:`_compiled` then compiles in memory in every process instead of failing
-at import. ``NUMBA_CACHE_DIR`` redirects the cache. Plain loops and offsets instead of array
-slices keep the compile time down (slice assignments tripled it).
+Why compiled: CDER is to take at most three times WER's time, and WER runs on rapidfuzz's
+C++ Levenshtein. A numpy DP vectorised over rows cannot get there; this plain two-loop DP over
+integer word ids, compiled by numba, does (docs/performance.md). It runs many pairs per call,
+so the Python work per pair is only looking up and packing the ids. Plain loops and offsets
+instead of array slices keep the compile time down (slice assignments tripled it);
+:mod:`.compiled` caches the machine code.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+
+from .compiled import compiled
 
 NO_JUMP = math.inf
 """``jump_cost`` for plain Levenshtein: a jump of infinite cost never improves a cell."""
 
 
-def _compiled(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``njit(cache=True)``, or ``njit`` where numba finds no writable cache directory."""
-    try:
-        return njit(cache=True)(function)
-    except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-        return njit(function)
-
-
-@_compiled
+@compiled
 def _fill(
     hyp_ids: npt.NDArray[np.int64],
     hyp_start: int,
@@ -115,7 +99,7 @@ def _fill(
     return best
 
 
-@_compiled
+@compiled
 def _packed_distances(
     hyp_ids: npt.NDArray[np.int64],
     hyp_starts: npt.NDArray[np.int64],
@@ -160,7 +144,7 @@ def _packed_distances(
     return result
 
 
-@_compiled
+@compiled
 def _grid(
     costs: npt.NDArray[np.float64],
     width: int,
@@ -264,7 +248,7 @@ def distance_grid(
     return float(distance), grid
 
 
-@_compiled
+@compiled
 def _merged_minimum(
     keys: npt.NDArray[np.int64],
     counts: npt.NDArray[np.int64],
@@ -293,7 +277,7 @@ def merged_minimum(
 
     One pass over both arrays. Clipping a chunk's m-gram counts against a test set's reference
     counts by binary search reads the large reference array at random; this reads it in order,
-    which is about five times faster there and suffers less when two workers share a cache.
+    which is faster and suffers less when two workers share a cache.
     """
     return _merged_minimum(
         keys.astype(np.int64, copy=False),
@@ -303,7 +287,7 @@ def merged_minimum(
     )
 
 
-@_compiled
+@compiled
 def _radix_sorted(values: npt.NDArray[np.int64], low: int, span: int) -> npt.NDArray[np.int64]:
     source = values - low
     target = np.empty_like(source)
@@ -330,9 +314,9 @@ RADIX = 1 << RADIX_BITS
 def sorted_keys(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """``np.sort`` of int64 keys by a least-significant-digit radix sort (16 bits a pass).
 
-    m-gram keys span up to about 2^40, so three passes; numpy's sort takes 35 ms per 600,000
-    keys on this machine's AMD EPYC (no SIMD sort), the radix sort 7 ms. Fewer keys than
-    digits, or keys spanning more than 2^62, go to numpy.
+    m-gram keys span up to about 2^40, so three passes. numpy's sort is slow on processors
+    without its SIMD sort (such as the project's AMD EPYC), where this is several times
+    faster. Fewer keys than digits, or keys spanning more than 2^62, go to numpy.
     """
     values = values.astype(np.int64, copy=False)
     if values.size < RADIX:  # a pass clears and sums a histogram of 2^16 digits
@@ -343,7 +327,7 @@ def sorted_keys(values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return _radix_sorted(values, low, high - low)
 
 
-@_compiled
+@compiled
 def _grouped_counts(
     values: npt.NDArray[np.int64], groups: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -375,18 +359,20 @@ def grouped_counts(
     one run of equal ``groups`` to the next (keys owner·n + type, owners in order).
 
     Sorting each run (a segment's few dozen m-grams) instead of the whole array: numpy's sort
-    of 10^5-10^6 int64 keys takes 35 ms per 600,000 on an AMD EPYC without its SIMD sort, and
-    m-gram counting was most of chrF's time.
+    of 10^5-10^6 int64 keys is slow on processors without its SIMD sort, and m-gram counting
+    is most of chrF's time.
     """
     return _grouped_counts(values.astype(np.int64, copy=False), groups.astype(np.int64, copy=False))
 
 
-def warm_up() -> None:
-    """Load (or compile) every kernel of this module, INVWER's and LJWER's now rather than at
-    their first use.
+def warm_up(*others: Callable[[], object]) -> None:
+    """Load (or compile) every kernel of this module now rather than at its first use, then
+    call ``others``: the warm-ups of kernels kept beside their measures, such as
+    ``invwer.warm_up`` and ``ljwer.warm_up`` (those modules import this one, so the caller
+    passes them in).
 
     A worker process calls this once at start, so the first chunk of a run does not wait for
-    numba (about 0.2 s with a cache, seconds without one).
+    numba.
     """
     ids = np.zeros(2, dtype=np.int64)
     starts = np.array([0, 2], dtype=np.int64)
@@ -396,10 +382,5 @@ def warm_up() -> None:
     merged_minimum(ids, ids, ids, ids)
     grouped_counts(ids, ids)
     sorted_keys(np.arange(RADIX, dtype=np.int64))
-    # The exact INVWER and LJWER kernels live beside their measures, which import this
-    # module, so they are imported here and not at the top.
-    from .invwer import InversionSearch
-    from .ljwer import bounded_long_jump_distance
-
-    InversionSearch(["a", "b"], ["b", "a"], (1, 1, 1, 1, 1), 2)
-    bounded_long_jump_distance(["a", "b"], ["b", "a"], 2)
+    for other in others:
+        other()

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .base import MeasureError
+
 _TEXT = {"tokenize": "mteval-contractions", "lowercase": False}
 _DISTANCE = {**_TEXT, "ref-length-rule": "lowestError"}
 
@@ -91,3 +93,13 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
 }
+
+
+def preset_options(preset: str, measure: str) -> dict[str, Any]:
+    """The option values ``preset`` gives ``measure`` (empty: the measure's own defaults).
+
+    Raises MeasureError for an unknown preset; the message lists the known ones.
+    """
+    if preset not in PRESETS:
+        raise MeasureError(f"unknown preset {preset!r} (known: {', '.join(sorted(PRESETS))})")
+    return dict(PRESETS[preset].get(measure, {}))

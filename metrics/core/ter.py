@@ -14,7 +14,7 @@ sacreBLEU's ``TER``:
 * several references: the fewest edits over the references, over the *average* reference
   length; an empty reference gives edits = hypothesis length and length 0.
 
-Speed (why this is ~10-20× faster than sacreBLEU with identical results): the distance of
+Speed (why this is much faster than sacreBLEU with identical results): the distance of
 each shift candidate comes from rapidfuzz's exact C++ Levenshtein. The beam can only change
 the result when every optimal path leaves the beam; any path through a cell (i, j) outside
 the beam costs at least |i − j| + |(n − i) − (m − j)|, so when the exact distance is below the

@@ -100,9 +100,9 @@ def substitution_matrix_function(rule: str) -> SubstitutionMatrix:
     word_cost = _WORD_COSTS[rule]
 
     def matrix(hyp: Sequence[str], ref: Sequence[str]) -> npt.NDArray[np.float64]:
-        return np.array(
-            [[word_cost(h, r) for r in ref] for h in hyp], dtype=np.float64
-        ).reshape(len(hyp), len(ref))
+        return np.array([[word_cost(h, r) for r in ref] for h in hyp], dtype=np.float64).reshape(
+            len(hyp), len(ref)
+        )
 
     return matrix
 

@@ -264,7 +264,7 @@ def run() -> list[BenchRow]:
                     "from django.contrib.auth.models import User\n"
                     "from django.test import Client\n"
                     "from metrics.models import MetricRun\n"
-                    "from metrics import selectors\n"
+                    "from metrics.selectors import runs as selectors\n"
                     "run = MetricRun.objects.latest('pk')\n"
                     "best = []\n"
                     "for _ in range(5):\n"

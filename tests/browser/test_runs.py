@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from metrics import services
 from metrics.models import MetricRun, SegmentStatistics
+from metrics.services import computation, runs
 from tests.metrics.run_helpers import choices, make_test_set
 
 from .conftest import screenshot
@@ -61,7 +61,7 @@ def test_progress_updates_live_without_reload(live_server, page):
     reloads only once the run is done, to show its results."""
     User.objects.create_user("boss", password="pw-boss", is_staff=True)
     test_set = make_test_set("browser-live")
-    run = services.metric_run_create(
+    run = runs.metric_run_create(
         test_set=test_set,
         systems=test_set.systems.all(),
         measures=choices("wer", "per"),
@@ -79,7 +79,7 @@ def test_progress_updates_live_without_reload(live_server, page):
     assert page.locator("#overall-count").inner_text() == "0 / 32"
     page.evaluate("window.stillTheSamePage = true")
 
-    services.metric_chunk_compute(run_id=run.pk, system_id=systems[0].pk, start=0, stop=4)
+    computation.metric_chunk_compute(run_id=run.pk, system_id=systems[0].pk, start=0, stop=4)
     # Tiny chunks take milliseconds: give them a computing time the page shows in seconds.
     SegmentStatistics.objects.filter(test_set=test_set).update(seconds=3.0)
     page.wait_for_function(
@@ -99,7 +99,7 @@ def test_progress_updates_live_without_reload(live_server, page):
 
     for system in systems:
         for start in (0, 4):
-            services.metric_chunk_compute(
+            computation.metric_chunk_compute(
                 run_id=run.pk, system_id=system.pk, start=start, stop=start + 4
             )
     page.wait_for_selector("#results-table", timeout=15_000)

@@ -1,4 +1,4 @@
-"""load_demo: demo users with their roles and the MQM TED demo corpus, once."""
+"""load_demo_corpus: demo users with their roles and the MQM TED demo corpus, once."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from evaltrans.corpora.management.commands.load_demo import (
+from evaltrans.corpora.management.commands.load_demo_corpus import (
     DEMO_FILE,
     DEMO_NAME,
     NOT_IN_PRODUCTION,
@@ -29,9 +29,9 @@ def expected_demo_counts() -> tuple[int, set[str]]:
 
 def test_demo_loads_users_and_corpus_once(settings):
     settings.DEBUG = False
-    call_command("load_demo", "--force", stdout=StringIO())
+    call_command("load_demo_corpus", "--force", stdout=StringIO())
     settings.DEBUG = True  # the development settings of `make run`; a second run adds nothing
-    call_command("load_demo", stdout=StringIO())
+    call_command("load_demo_corpus", stdout=StringIO())
     test_set = TestSet.objects.get(name=DEMO_NAME)
     segments, systems = expected_demo_counts()
     assert test_set.segments.count() == segments == 529
@@ -47,7 +47,7 @@ def test_demo_loads_users_and_corpus_once(settings):
 def test_demo_is_refused_when_debug_is_off_without_force(settings):
     settings.DEBUG = False
     with pytest.raises(CommandError) as refused:
-        call_command("load_demo", stdout=StringIO())
+        call_command("load_demo_corpus", stdout=StringIO())
     assert str(refused.value) == NOT_IN_PRODUCTION
     assert "--force" in str(refused.value)
     assert not get_user_model().objects.exists()

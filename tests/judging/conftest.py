@@ -92,5 +92,3 @@ def make_campaign(test_set, judges) -> Callable[..., Campaign]:
         return campaign_create(**options)
 
     return factory
-
-

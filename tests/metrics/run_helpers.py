@@ -6,7 +6,8 @@ import uuid
 from collections.abc import Sequence
 
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
-from metrics import services
+from metrics import measure_choices
+from metrics.services import computation
 
 REFERENCES = [
     "the cat sat on the mat",
@@ -50,7 +51,7 @@ def make_test_set(
     version: int = 1,
 ) -> TestSet:
     """A test set with one segment per reference and one system per entry of ``outputs``."""
-    services.caches_clear()
+    computation.caches_clear()
     outputs = OUTPUTS if outputs is None else outputs
     labels = ["A"] + (["B"] if second_references is not None else [])
     test_set = TestSet.objects.create(
@@ -83,5 +84,5 @@ def make_test_set(
     return test_set
 
 
-def choices(*names: str, **options: dict) -> list[services.MeasureChoice]:
-    return [services.MeasureChoice(name, dict(options.get(name, {}))) for name in names]
+def choices(*names: str, **options: dict) -> list[measure_choices.MeasureChoice]:
+    return [measure_choices.MeasureChoice(name, dict(options.get(name, {}))) for name in names]

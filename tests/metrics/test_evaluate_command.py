@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from metrics import services
+from metrics import batch_options, measure_choices
 from metrics.models import MetricRun
 from tests.metrics.run_helpers import OUTPUTS, REFERENCES, make_test_set
 from tests.metrics.test_services import direct_scores
@@ -186,7 +186,7 @@ SECTION_15_REFUSED = [
 @pytest.mark.parametrize(("pair", "options", "settings"), SECTION_15_MAPPED)
 def test_every_mapped_evaltrans_row_sets_our_options(pair, options, settings):
     measures = BASE + (["invwer"] if pair.startswith("transposition") else [])
-    batch = services.batch_options_parse(pairs=[pair], measures=measures)
+    batch = batch_options.batch_options_parse(pairs=[pair], measures=measures)
     assert {name: values for name, values in batch.options.items() if values} == options
     assert batch.measures == settings.get("measures", measures)
     assert batch.report == settings.get("report", "")
@@ -194,14 +194,16 @@ def test_every_mapped_evaltrans_row_sets_our_options(pair, options, settings):
     assert batch.sentences_in_detail == settings.get("sentences_in_detail", False)
     assert batch.include_sentences == settings.get("include_sentences", False)
     # Every mapped value is one the measure accepts.
-    for choice in services.measure_choices_resolve(names=batch.measures, options=batch.options):
-        services.measure_build(name=choice.name, options=choice.options)
+    for choice in measure_choices.measure_choices_resolve(
+        names=batch.measures, options=batch.options
+    ):
+        measure_choices.measure_build(name=choice.name, options=choice.options)
 
 
 @pytest.mark.parametrize(("pair", "message"), SECTION_15_REFUSED)
 def test_unsupported_evaltrans_rows_are_refused_with_why_and_what_instead(pair, message):
-    with pytest.raises(services.RunError, match=message) as caught:
-        services.batch_options_parse(pairs=[pair], measures=BASE)
+    with pytest.raises(measure_choices.RunError, match=message) as caught:
+        batch_options.batch_options_parse(pairs=[pair], measures=BASE)
     assert "\n" not in str(caught.value)
     assert str(caught.value).startswith(f"--option {pair!r}: EvalTrans'")
 
@@ -215,18 +217,18 @@ def test_docs_map_every_section_15_row():
 
 
 def test_evaltrans_options_that_name_no_chosen_measure_say_which():
-    parse = services.batch_options_parse
+    parse = batch_options.batch_options_parse
     with pytest.raises(
-        services.RunError, match="measure 'mper' \\(EvalTrans nper\\) is not chosen"
+        measure_choices.RunError, match="measure 'mper' \\(EvalTrans nper\\) is not chosen"
     ):
         parse(pairs=["nper-max-ngram=3"], measures=["wer"])
-    with pytest.raises(services.RunError, match="max-ngram is BLEU's.*nist-max-ngram"):
+    with pytest.raises(measure_choices.RunError, match="max-ngram is BLEU's.*nist-max-ngram"):
         parse(pairs=["max-ngram=3"], measures=["nist", "mper"])
-    with pytest.raises(services.RunError, match="wer- options \\(wer, per, msder"):
+    with pytest.raises(measure_choices.RunError, match="wer- options \\(wer, per, msder"):
         parse(pairs=["wer-ref-length-rule=average"], measures=["bleu"])
-    with pytest.raises(services.RunError, match="measures with it: skipper"):
+    with pytest.raises(measure_choices.RunError, match="measures with it: skipper"):
         parse(pairs=["max-bigram-skip=2"], measures=["wer"])
-    with pytest.raises(services.RunError, match="expected true or false"):
+    with pytest.raises(measure_choices.RunError, match="expected true or false"):
         parse(pairs=["allow-long-jumps=maybe"], measures=["wer"])
     # An explicit min-ngram wins over the (1..M) that nper-max-ngram implies, in any order.
     options = parse(pairs=["mper.min-ngram=2", "nper-max-ngram=4"], measures=["mper"]).options
@@ -283,7 +285,7 @@ def test_report_given_twice_differently_is_refused(tmp_path):
 
 
 def test_option_parsing_rules():
-    parse = services.measure_options_parse
+    parse = batch_options.measure_options_parse
     assert parse(pairs=["tokenize=13a"], measures=["wer", "cder"]) == {
         "wer": {"tokenize": "13a"},
         "cder": {"tokenize": "13a"},
@@ -291,7 +293,7 @@ def test_option_parsing_rules():
     assert parse(pairs=["wer-ref-length-rule=average"], measures=["per"]) == {
         "per": {"ref-length-rule": "average"}
     }
-    with pytest.raises(services.RunError, match="not chosen"):
+    with pytest.raises(measure_choices.RunError, match="not chosen"):
         parse(pairs=["cder.pad-rule=none"], measures=["wer"])
-    with pytest.raises(services.RunError, match="expected"):
+    with pytest.raises(measure_choices.RunError, match="expected"):
         parse(pairs=["novalue"], measures=["wer"])

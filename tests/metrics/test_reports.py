@@ -10,7 +10,6 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from metrics import selectors, services
 from metrics.core import get_metric
 from metrics.models import SystemScore
 from metrics.reports import (
@@ -21,6 +20,8 @@ from metrics.reports import (
     report_tag,
     report_xml,
 )
+from metrics.selectors.reports import run_report_data
+from metrics.services import runs
 from tests.metrics.run_helpers import OUTPUTS, REFERENCES, choices, make_test_set
 
 SECOND_REFERENCES = [
@@ -88,7 +89,7 @@ def report(db, django_capture_on_commit_callbacks):
     """A run of nine measures on two references, reported with every sentence."""
     test_set = make_test_set("report", second_references=SECOND_REFERENCES)
     with django_capture_on_commit_callbacks(execute=True):
-        run = services.metric_run_start(
+        run = runs.metric_run_start(
             test_set=test_set,
             systems=test_set.systems.all(),
             measures=choices(*MEASURES, **OPTIONS),
@@ -96,7 +97,7 @@ def report(db, django_capture_on_commit_callbacks):
             comment="nightly",
         )
     run.refresh_from_db()
-    data = selectors.run_report_data(run=run, sentences_in_detail=True, include_sentences=True)
+    data = run_report_data(run=run, sentences_in_detail=True, include_sentences=True)
     root = parse(report_xml(data))
     stored = {
         (score.system.name, score.measure): score
@@ -289,11 +290,11 @@ def test_single_reference_distances_come_from_the_stored_statistics(
 ):
     test_set = make_test_set("one-ref")
     with django_capture_on_commit_callbacks(execute=True):
-        run = services.metric_run_start(
+        run = runs.metric_run_start(
             test_set=test_set, systems=test_set.systems.all(), measures=choices("wer", "mper")
         )
     run.refresh_from_db()
-    root = parse(report_xml(selectors.run_report_data(run=run, sentences_in_detail=True)))
+    root = parse(report_xml(run_report_data(run=run, sentences_in_detail=True)))
     wer = get_metric("wer")()
     for k, candidate in enumerate(root.find("candidate-evaluation").findall("candidate")):
         expected = wer.statistics([OUTPUTS["sys-a"][k]], [[REFERENCES[k]]])[0]

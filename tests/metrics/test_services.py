@@ -11,10 +11,11 @@ from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from metrics import services
+from metrics import measure_choices
 from metrics.core import get_metric
 from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, pack_floats
-from metrics.selectors import run_progress, run_results, segment_arrays
+from metrics.selectors.runs import run_progress, run_results, segment_arrays
+from metrics.services import computation, dispatch, recovery, runs
 from tests.metrics.run_helpers import OUTPUTS, REFERENCES, choices, make_test_set
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +26,7 @@ Status = MetricRun.Status
 def start(test_set, measures, chunk_size=3, capture=None, **kwargs):
     """Start a run eagerly, running the on-commit callbacks the test transaction holds back."""
     with capture(execute=True):
-        run = services.metric_run_start(
+        run = runs.metric_run_start(
             test_set=test_set,
             systems=test_set.systems.all(),
             measures=measures,
@@ -100,14 +101,18 @@ def test_new_test_set_version_keeps_old_results(django_capture_on_commit_callbac
 
 def test_task_delivered_twice_stores_statistics_once(django_capture_on_commit_callbacks):
     test_set = make_test_set()
-    run = services.metric_run_create(
+    run = runs.metric_run_create(
         test_set=test_set, systems=test_set.systems.all(), measures=choices("wer"), chunk_size=4
     )
     MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
-        first = services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
-        second = services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+        first = computation.metric_chunk_compute(
+            run_id=run.pk, system_id=system.pk, start=0, stop=4
+        )
+        second = computation.metric_chunk_compute(
+            run_id=run.pk, system_id=system.pk, start=0, stop=4
+        )
     assert (first, second) == (1, 0)
     assert SegmentStatistics.objects.filter(system=system).count() == 1
     # Even a racing duplicate that passed the existence check inserts nothing twice.
@@ -118,23 +123,23 @@ def test_task_delivered_twice_stores_statistics_once(django_capture_on_commit_ca
 
 
 def test_options_and_presets_resolve_into_signatures():
-    chosen = services.measure_choices_resolve(
+    chosen = measure_choices.measure_choices_resolve(
         names=["wer"], options={"wer": {"ref-length-rule": "average", "lowercase": "yes"}}
     )
-    measure = services.measure_build(name=chosen[0].name, options=chosen[0].options)
+    measure = measure_choices.measure_build(name=chosen[0].name, options=chosen[0].options)
     assert "reflen:average" in str(measure.signature(1))
     assert "lc:yes" in str(measure.signature(1))
-    with pytest.raises(services.RunError, match="unknown option"):
-        services.measure_build(name="wer", options={"colour": "blue"})
-    with pytest.raises(services.RunError, match="unknown measure"):
-        services.measure_build(name="nope", options={})
-    with pytest.raises(services.RunError, match="unknown preset"):
-        services.preset_measures(preset="nope")
+    with pytest.raises(measure_choices.RunError, match="unknown option"):
+        measure_choices.measure_build(name="wer", options={"colour": "blue"})
+    with pytest.raises(measure_choices.RunError, match="unknown measure"):
+        measure_choices.measure_build(name="nope", options={})
+    with pytest.raises(measure_choices.RunError, match="unknown preset"):
+        measure_choices.preset_measures(preset="nope")
 
 
 def test_same_measure_twice_is_one_column():
     test_set = make_test_set()
-    run = services.metric_run_create(
+    run = runs.metric_run_create(
         test_set=test_set,
         systems=test_set.systems.all(),
         measures=choices("wer", "wer"),
@@ -145,12 +150,12 @@ def test_same_measure_twice_is_one_column():
 def test_create_refuses_bad_requests():
     test_set = make_test_set()
     other = make_test_set("other")
-    with pytest.raises(services.RunError, match=services.NO_SYSTEMS):
-        services.metric_run_create(test_set=test_set, systems=[], measures=choices("wer"))
-    with pytest.raises(services.RunError, match=services.NO_MEASURES):
-        services.metric_run_create(test_set=test_set, systems=test_set.systems.all(), measures=[])
-    with pytest.raises(services.RunError, match="does not belong"):
-        services.metric_run_create(
+    with pytest.raises(measure_choices.RunError, match=runs.NO_SYSTEMS):
+        runs.metric_run_create(test_set=test_set, systems=[], measures=choices("wer"))
+    with pytest.raises(measure_choices.RunError, match=measure_choices.NO_MEASURES):
+        runs.metric_run_create(test_set=test_set, systems=test_set.systems.all(), measures=[])
+    with pytest.raises(measure_choices.RunError, match="does not belong"):
+        runs.metric_run_create(
             test_set=test_set, systems=other.systems.all(), measures=choices("wer")
         )
     assert MetricRun.objects.count() == 0
@@ -158,18 +163,20 @@ def test_create_refuses_bad_requests():
 
 def test_cancel_stops_pending_chunks_and_illegal_moves_are_refused():
     test_set = make_test_set()
-    run = services.metric_run_create(
+    run = runs.metric_run_create(
         test_set=test_set, systems=test_set.systems.all(), measures=choices("wer"), chunk_size=4
     )
     MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)
-    services.metric_run_cancel(run=run)
+    runs.metric_run_cancel(run=run)
     assert run.status == Status.CANCELLED
     system = test_set.systems.first()
-    assert services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4) == 0
-    with pytest.raises(services.RunError, match="cannot become"):
-        services.metric_run_cancel(run=run)
-    assert not services.metric_run_fail(run_id=run.pk, reason="late")
-    assert not services.metric_run_finalize(run_id=run.pk)
+    assert (
+        computation.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4) == 0
+    )
+    with pytest.raises(measure_choices.RunError, match="cannot become"):
+        runs.metric_run_cancel(run=run)
+    assert not runs.metric_run_fail(run_id=run.pk, reason="late")
+    assert not computation.metric_run_finalize(run_id=run.pk)
 
 
 def test_failing_measure_marks_run_failed_with_reason(django_capture_on_commit_callbacks):
@@ -191,9 +198,9 @@ def test_broker_down_leaves_run_queued_with_clear_message():
     test_set = make_test_set()
     refused = KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
     with mock.patch("metrics.tasks.metric_run_plan_task.apply_async", side_effect=refused):
-        with pytest.raises(services.BrokerUnavailable) as caught:
-            services.metric_run_dispatch(
-                run=services.metric_run_create(
+        with pytest.raises(dispatch.BrokerUnavailable) as caught:
+            dispatch.metric_run_dispatch(
+                run=runs.metric_run_create(
                     test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
                 )
             )
@@ -206,17 +213,17 @@ def test_broker_down_leaves_run_queued_with_clear_message():
 def test_resume_sends_waiting_and_lost_work(django_capture_on_commit_callbacks):
     """Queued runs are planned; running runs get their missing chunks again, once."""
     test_set = make_test_set()
-    queued = services.metric_run_create(
+    queued = runs.metric_run_create(
         test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
     )
     with django_capture_on_commit_callbacks(execute=True):
-        touched = services.metric_runs_resume()
+        touched = recovery.metric_runs_resume()
     assert touched == [queued.pk]
     queued.refresh_from_db()
     assert queued.status == Status.DONE
 
     # A running run that lost one chunk (as with a worker killed by SIGKILL).
-    lost = services.metric_run_create(
+    lost = runs.metric_run_create(
         test_set=test_set,
         systems=test_set.systems.all(),
         measures=choices("per"),
@@ -225,15 +232,15 @@ def test_resume_sends_waiting_and_lost_work(django_capture_on_commit_callbacks):
     MetricRun.objects.filter(pk=lost.pk).update(status=Status.RUNNING)
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
-        services.metric_chunk_compute(run_id=lost.pk, system_id=system.pk, start=0, stop=4)
+        computation.metric_chunk_compute(run_id=lost.pk, system_id=system.pk, start=0, stop=4)
     # An old-generation copy still queued stands down after resume.
     with django_capture_on_commit_callbacks(execute=True):
-        services.metric_runs_resume()
+        recovery.metric_runs_resume()
     lost.refresh_from_db()
     assert lost.status == Status.DONE and lost.generation == 1
     other = test_set.systems.exclude(pk=system.pk).first()
     assert (
-        services.metric_chunk_compute(
+        computation.metric_chunk_compute(
             run_id=lost.pk, system_id=other.pk, start=4, stop=8, generation=0
         )
         == 0
@@ -246,7 +253,7 @@ def test_resume_sends_waiting_and_lost_work(django_capture_on_commit_callbacks):
 
 def test_progress_counts_segments_per_measure(django_capture_on_commit_callbacks):
     test_set = make_test_set()
-    run = services.metric_run_create(
+    run = runs.metric_run_create(
         test_set=test_set,
         systems=test_set.systems.all(),
         measures=choices("wer", "per"),
@@ -256,7 +263,7 @@ def test_progress_counts_segments_per_measure(django_capture_on_commit_callbacks
     run.refresh_from_db()
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
-        services.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+        computation.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
     progress = run_progress(run=run)
     assert (progress.done, progress.total) == (8, 32)
     assert [(item.done, item.total) for item in progress.measures] == [(4, 16), (4, 16)]
@@ -264,12 +271,12 @@ def test_progress_counts_segments_per_measure(django_capture_on_commit_callbacks
 
 
 def test_presets_choose_measures_and_options():
-    wmt = services.measure_choices_resolve(names=[], preset="wmt")
+    wmt = measure_choices.measure_choices_resolve(names=[], preset="wmt")
     assert {choice.name for choice in wmt} == {"bleu", "chrf", "ter"}
     bleu = next(choice for choice in wmt if choice.name == "bleu")
     assert bleu.options["tokenize"] == "13a" and bleu.options["smoothing"] == "exp"
     # Explicit options win over the preset's; named measures narrow it.
-    thesis = services.measure_choices_resolve(
+    thesis = measure_choices.measure_choices_resolve(
         names=["wer"], preset="thesis", options={"wer": {"lowercase": True}}
     )
     assert [choice.name for choice in thesis] == ["wer"]
@@ -288,7 +295,7 @@ def test_presets_choose_measures_and_options():
     ],
 )
 def test_chunks_cover_every_segment_once_without_a_tiny_tail(segments, size, expected):
-    from metrics.selectors import chunk_layout
+    from metrics.selectors.runs import chunk_layout
 
     layout = chunk_layout(segments, size)
     assert layout == expected
@@ -319,7 +326,7 @@ def test_progress_gives_each_measure_its_computing_time():
     """Elapsed counts chunks stored since the run started; the remaining time extrapolates
     the seconds per segment of every stored chunk (reused ones too) to the missing ones."""
     test_set = make_test_set()
-    run = services.metric_run_create(
+    run = runs.metric_run_create(
         test_set=test_set,
         systems=test_set.systems.all(),
         measures=choices("wer", "per", "cder"),
@@ -415,11 +422,11 @@ def test_broker_down_is_reported_inside_an_outer_transaction(real_broker, tmp_pa
     test_set = make_test_set()
     real_broker(url, folder=tmp_path / "missing")
     with transaction.atomic():
-        run = services.metric_run_create(
+        run = runs.metric_run_create(
             test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
         )
-        with pytest.raises(services.BrokerUnavailable, match=message) as caught:
-            services.metric_run_dispatch(run=run)
+        with pytest.raises(dispatch.BrokerUnavailable, match=message) as caught:
+            dispatch.metric_run_dispatch(run=run)
         assert caught.value.run == run
     run.refresh_from_db()
     assert run.status == Status.QUEUED and run.dispatched_at is None
@@ -436,7 +443,7 @@ def test_broker_up_sends_the_plan_task_when_the_transaction_commits(
     real_broker(folder=folder)
     with django_capture_on_commit_callbacks(execute=True):
         with transaction.atomic():
-            run = services.metric_run_start(
+            run = runs.metric_run_start(
                 test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
             )
             assert not list(folder.iterdir())  # nothing is sent before the commit
@@ -449,7 +456,7 @@ def test_broker_up_sends_the_plan_task_when_the_transaction_commits(
     with mock.patch("metrics.tasks.metric_run_plan_task.apply_async", side_effect=refused):
         with django_capture_on_commit_callbacks(execute=True):
             with transaction.atomic():
-                late = services.metric_run_start(
+                late = runs.metric_run_start(
                     test_set=test_set, systems=test_set.systems.all(), measures=choices("per")
                 )
     late.refresh_from_db()

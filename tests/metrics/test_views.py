@@ -16,8 +16,8 @@ from django.urls import reverse
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
-from metrics import services
 from metrics.models import MetricRun
+from metrics.services import runs
 from tests.metrics.run_helpers import choices, make_test_set
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,7 +43,7 @@ def viewer_client(client):
 
 
 def finished_run(test_set, *names):
-    return services.metric_run_start(
+    return runs.metric_run_start(
         test_set=test_set, systems=test_set.systems.all(), measures=choices(*names)
     )
 
@@ -151,7 +151,7 @@ def test_progress_json(viewer_client):
 
 def test_cancel_is_post_only_and_admin_only(client):
     test_set = make_test_set()
-    run = services.metric_run_create(
+    run = runs.metric_run_create(
         test_set=test_set, systems=test_set.systems.all(), measures=choices("wer")
     )
     url = reverse("metrics:run_cancel", args=[run.pk])

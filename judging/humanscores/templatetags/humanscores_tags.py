@@ -1,4 +1,4 @@
-"""Small filters of the human-score pages."""
+"""Small filters of the human-score pages, and the human-score block of the test-set page."""
 
 from __future__ import annotations
 
@@ -6,7 +6,19 @@ from typing import Any
 
 from django import template
 
+from evaltrans.corpora.models import TestSet
+from judging.templatetags.judging_tags import clock
+
+from ..selectors import judgmentsets_for_test_set
+
 register = template.Library()
+
+
+@register.inclusion_tag("humanscores/_test_set_links.html")
+def test_set_human_scores(test_set: TestSet) -> dict[str, Any]:
+    """Links to the panels of the judgment sets attached to ``test_set`` (its page shows them;
+    corpora knows nothing of judgments, so this app contributes the block)."""
+    return {"judgment_sets": judgmentsets_for_test_set(test_set=test_set)}
 
 
 @register.filter
@@ -23,14 +35,7 @@ def seconds(value: float | None) -> str:
     """A duration in seconds as "1 h 05 min", "4 min 10 s" or "12 s"."""
     if value is None:
         return ""
-    total = int(round(value))
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    if minutes:
-        return f"{minutes} min {secs:02d} s"
-    return f"{secs} s"
+    return clock(int(round(value)))
 
 
 @register.filter

@@ -11,11 +11,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from evaltrans.corpora.management.commands.load_demo_corpus import DEMO_NAME
 from evaltrans.corpora.models import TestSet
 from judging.models import Campaign
 from judging.services import CampaignError, campaign_create
 
-DEMO_TEST_SET = "WMT21 TED MQM en-de"
 DEMO_CAMPAIGN = "Demo: TED en-de fluency and adequacy"
 DEMO_JUDGES = ["judge1", "judge2"]
 DEMO_SYSTEMS = ["Facebook-AI", "Online-W", "metricsystem1"]
@@ -29,9 +29,9 @@ class Command(BaseCommand):
         if Campaign.objects.filter(name=DEMO_CAMPAIGN).exists():
             self.stdout.write(f"Demo campaign {DEMO_CAMPAIGN!r} already exists.")
             return
-        test_set = TestSet.objects.filter(name=DEMO_TEST_SET).order_by("-version").first()
+        test_set = TestSet.objects.filter(name=DEMO_NAME).order_by("-version").first()
         if test_set is None:
-            raise CommandError(f"Load the demo corpus first: {DEMO_TEST_SET!r} is missing.")
+            raise CommandError(f"Load the demo corpus first: {DEMO_NAME!r} is missing.")
         judges = list(get_user_model().objects.filter(username__in=DEMO_JUDGES))
         systems = list(test_set.systems.filter(name__in=DEMO_SYSTEMS))
         labels = test_set.metadata.get("reference_labels") or []

@@ -18,9 +18,15 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaltrans.celery import app
-from metrics import selectors, services
+from metrics.batch_options import BatchOptions, batch_options_parse
+from metrics.measure_choices import RunError, measure_choices_resolve, preset_measures
 from metrics.models import MetricRun
 from metrics.reports import report_xml
+from metrics.selectors.reports import run_report_data
+from metrics.selectors.runs import ResultsTable, run_progress, run_results
+from metrics.selectors.texts import testset_by_name
+from metrics.services.dispatch import BrokerUnavailable, metric_run_dispatch
+from metrics.services.runs import metric_run_create, metric_run_start
 
 WAITING_HINT = (
     "no worker has picked the run up yet; start one with `celery -A evaltrans worker` "
@@ -54,7 +60,7 @@ def _command_line(options: dict[str, Any], version: int, systems: list[str]) -> 
     return shlex.join(parts)
 
 
-def _merge_batch_settings(options: dict[str, Any], batch: services.BatchOptions) -> None:
+def _merge_batch_settings(options: dict[str, Any], batch: BatchOptions) -> None:
     """Run settings given as EvalTrans options (``output-file``, ``comment``, flags)."""
     given_as = (("report", "output-file", batch.report), ("comment", "comment", batch.comment))
     for key, evaltrans_key, given in given_as:
@@ -143,9 +149,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        test_set = selectors.testset_by_name(
-            name=options["test_set"], version=options["test_set_version"]
-        )
+        test_set = testset_by_name(name=options["test_set"], version=options["test_set_version"])
         if test_set is None:
             raise CommandError(f"no test set named {options['test_set']!r}")
         systems = list(test_set.systems.order_by("name"))
@@ -160,10 +164,10 @@ class Command(BaseCommand):
         try:
             names = _split(options["measures"])
             if not names and options["preset"]:
-                names = [c.name for c in services.preset_measures(preset=options["preset"])]
-            batch = services.batch_options_parse(pairs=options["option"], measures=names)
+                names = [c.name for c in preset_measures(preset=options["preset"])]
+            batch = batch_options_parse(pairs=options["option"], measures=names)
             _merge_batch_settings(options, batch)
-            choices = services.measure_choices_resolve(
+            choices = measure_choices_resolve(
                 names=batch.measures, preset=options["preset"], options=batch.options
             )
             command_line = _command_line(options, test_set.version, [s.name for s in systems])
@@ -180,18 +184,18 @@ class Command(BaseCommand):
                 with _eager():
                     run = self._start_eagerly(start)
             else:
-                run = services.metric_run_start(**start)
+                run = metric_run_start(**start)
                 run = self._wait(run, options["timeout"])
-        except services.BrokerUnavailable as error:
+        except BrokerUnavailable as error:
             raise CommandError(f"{error} (run {error.run.pk})") from None
-        except services.RunError as error:
+        except RunError as error:
             raise CommandError(str(error)) from None
         if run.status != MetricRun.Status.DONE:
             raise CommandError(f"run {run.pk} {run.status}: {run.error or 'no reason recorded'}")
-        table = selectors.run_results(run=run)
+        table = run_results(run=run)
         self.stdout.write(self._json(run, table) if options["json"] else self._table(run, table))
         if options["report"]:
-            data = selectors.run_report_data(
+            data = run_report_data(
                 run=run,
                 sentences_in_detail=options["sentences_in_detail"] or options["include_sentences"],
                 include_sentences=options["include_sentences"],
@@ -200,10 +204,10 @@ class Command(BaseCommand):
             self.stderr.write(f"report written to {options['report']}")
 
     def _start_eagerly(self, start: dict[str, Any]) -> MetricRun:
-        run = services.metric_run_create(**start)
+        run = metric_run_create(**start)
         try:
-            services.metric_run_dispatch(run=run)
-        except services.BrokerUnavailable:
+            metric_run_dispatch(run=run)
+        except BrokerUnavailable:
             raise
         except Exception as error:  # the task recorded the failure; report it, not a traceback
             run.refresh_from_db()
@@ -231,7 +235,7 @@ class Command(BaseCommand):
                 self.stderr.write(WAITING_HINT)
                 hinted = True
             if interactive or now - last_line >= 5:
-                progress = selectors.run_progress(run=run)
+                progress = run_progress(run=run)
                 remaining = (
                     f", about {progress.remaining_s:.0f} s left"
                     if progress.remaining_s is not None
@@ -248,7 +252,7 @@ class Command(BaseCommand):
             time.sleep(0.5)
 
     @staticmethod
-    def _labels(table: selectors.ResultsTable) -> list[str]:
+    def _labels(table: ResultsTable) -> list[str]:
         counts: dict[str, int] = {}
         labels = []
         for column in table.columns:
@@ -257,7 +261,7 @@ class Command(BaseCommand):
             labels.append(column.measure if number == 1 else f"{column.measure}#{number}")
         return labels
 
-    def _table(self, run: MetricRun, table: selectors.ResultsTable) -> str:
+    def _table(self, run: MetricRun, table: ResultsTable) -> str:
         labels = self._labels(table)
         header = ["system", *labels]
         lines = [header]
@@ -288,7 +292,7 @@ class Command(BaseCommand):
         )
         return "\n".join(out)
 
-    def _json(self, run: MetricRun, table: selectors.ResultsTable) -> str:
+    def _json(self, run: MetricRun, table: ResultsTable) -> str:
         labels = self._labels(table)
         payload = {
             "run": run.pk,

@@ -14,9 +14,11 @@ from scipy import stats
 
 from metrics.core.agreement import (
     AgreementError,
+    alpha_resampled,
     cohen_kappa,
     inter_annotator_correlation,
     intra_judge_consistency,
+    kappa_resampled,
     krippendorff_alpha,
     pairwise_judge_correlations,
     pearson,
@@ -257,3 +259,24 @@ def test_normalization_raises_inter_annotator_correlation_of_biased_judges(seed)
     raw = inter_annotator_correlation(items, scores).r
     normalized = inter_annotator_correlation(items, normalize_by_judge(judges, scores).z).r
     assert normalized > raw
+
+
+def test_fast_bootstraps_equal_the_core_functions():
+    rng = np.random.default_rng(1)
+    a = rng.integers(1, 6, 50).astype(float)
+    b = np.clip(a + rng.integers(-1, 2, 50), 1, 5)
+    picks = rng.integers(0, 50, (20, 50))
+    categories = [1.0, 2.0, 3.0, 4.0, 5.0, 7.0]
+    fast = kappa_resampled(a, b, picks, categories)
+    slow = [
+        cohen_kappa(a[p], b[p], weights="quadratic", categories=categories).kappa for p in picks
+    ]
+    assert fast == pytest.approx(slow, abs=1e-12)
+    matrix = rng.integers(1, 6, (4, 30)).astype(float)
+    matrix[rng.random((4, 30)) < 0.4] = np.nan
+    matrix = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
+    picks = rng.integers(0, matrix.shape[1], (20, matrix.shape[1]))
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        fast = alpha_resampled(matrix, picks, level=level)
+        slow = [krippendorff_alpha(matrix[:, p], level=level).alpha for p in picks]
+        assert fast == pytest.approx(slow, abs=1e-12, nan_ok=True)

@@ -1,5 +1,5 @@
 """BLEU: sacreBLEU's own test vectors, spec §11 / C.2.4 vectors, sacreBLEU and mteval-v13a on
-the shared WMT data (corpus and every segment), the command line."""
+the shared WMT data (corpus and every segment), the command line, BLEU × C²."""
 
 from __future__ import annotations
 
@@ -367,3 +367,18 @@ def test_cli_thesis_preset_switches_bleu_to_bleu_s(tmp_path, capsys):
     # BLEU-S, both: (5/6 · 6/8 · 6/9 · 6/10)^(1/4) = 0.25^(1/4) with the counts above.
     assert result["score"] / 100 == pytest.approx(0.25**0.25, abs=1e-9)
     assert "smooth:bleu-s" in result["signature"]
+
+
+def test_bleu_hand_computed_case() -> None:
+    """a b c d against a b c e: precisions 3/4, 2/3, 1/2 and 0/1, which sacreBLEU's ``exp``
+    smoothing turns into 1/2; BLEU = (75 · 66.67 · 50 · 50)^¼ = 12.5e6^¼, times C²."""
+    raw = 12.5e6**0.25
+    plain = BLEU(tokenize="none").corpus_score(["a b c d"], [["a b c e"]])
+    assert plain.score == pytest.approx(raw)
+    normalised = BLEU(tokenize="none", complexity_factor=1.075).corpus_score(
+        ["a b c d"], [["a b c e"]]
+    )
+    assert normalised.score == pytest.approx(raw * 1.075 * 1.075)
+    assert normalised.details["score_raw"] == pytest.approx(raw)
+    assert normalised.details["complexity_factor"] == 1.075
+    assert "complexity_factor" not in plain.details

@@ -8,8 +8,15 @@ from metrics.core.cder import CDER
 
 TABLE_9_8 = [
     # E | Ẽ | fwd none/left/right/both | bwd (both) | coverage | lp_ΔL | lp_misc
-    ("we will meet at noon in the lobby", "we will meet in the lobby at twelve o'clock",
-     (4, 4, 4, 4), 3, [1, 1, 1, 0, 0, 1, 1, 1], 0, 2),
+    (
+        "we will meet at noon in the lobby",
+        "we will meet in the lobby at twelve o'clock",
+        (4, 4, 4, 4),
+        3,
+        [1, 1, 1, 0, 0, 1, 1, 1],
+        0,
+        2,
+    ),
     ("we have been there", "we were there", (2, 2, 2, 2), 2, [1, 1, 1, 1], 1, 0),
     ("a b c d", "a b d c", (1, 1, 2, 2), 2, [1, 1, 1, 1], 0, 0),
     ("a b d c", "b d a c", (1, 2, 1, 2), 2, [1, 1, 1, 1], 0, 0),
@@ -31,7 +38,9 @@ def _distance(hyp: str, ref: str, **options: str) -> float:
     return float(measure.pair_distances([(tuple(hyp.split()), tuple(ref.split()))])[0])
 
 
-@pytest.mark.parametrize(("hyp", "ref", "forward", "backward", "cov", "lp_length", "lp_misc"), TABLE_9_8)
+@pytest.mark.parametrize(
+    ("hyp", "ref", "forward", "backward", "cov", "lp_length", "lp_misc"), TABLE_9_8
+)
 def test_table_9_8(hyp, ref, forward, backward, cov, lp_length, lp_misc) -> None:  # noqa: ANN001
     for pad, expected in zip(("none", "left", "right", "both"), forward, strict=True):
         assert _distance(hyp, ref, pad_rule=pad) == expected, pad
@@ -83,14 +92,20 @@ def test_moses_vectors(hyp: str, ref: str, expected: int) -> None:
     assert _distance(hyp, ref) == expected
 
 
-@pytest.mark.parametrize(("rule", "expected"), [("none", 2), ("prefix", 1 + 1 - 4 / 4.5), ("levenshtein", 1.2)])
+@pytest.mark.parametrize(
+    ("rule", "expected"), [("none", 2), ("prefix", 1 + 1 - 4 / 4.5), ("levenshtein", 1.2)]
+)
 def test_word_dependent_costs(rule: str, expected: float) -> None:
-    assert _distance("he talks fast", "he talk quickly", substitution_cost_rule=rule) == pytest.approx(expected)
+    assert _distance(
+        "he talks fast", "he talk quickly", substitution_cost_rule=rule
+    ) == pytest.approx(expected)
 
 
 def test_alignment_is_json_serialisable() -> None:
     import json
 
-    alignment = CDER(tokenize="none", direction="bidirectional").align("c d a b", "a b c d", grid=True)
+    alignment = CDER(tokenize="none", direction="bidirectional").align(
+        "c d a b", "a b c d", grid=True
+    )
     data = json.loads(json.dumps(alignment.as_dict()))
     assert data["distance"] == 3 and data["extras"]["backward"]["distance"] == 3

@@ -1,14 +1,18 @@
 """Translation complexity: syllable counts on words with dictionary counts, ASW/ASL,
-Flesch formulas and normalisation (spec C.2.8), the ``asw`` measure and CLI."""
+Flesch formulas and normalisation (spec C.2.8), the ``complexity-factor`` option of BLEU and WNM
+(B.5), the ``asw`` measure and CLI."""
 
 from __future__ import annotations
 
 import json
 import statistics
 
+import numpy as np
 import pytest
 
-from metrics.core import cli
+from metrics.core import METRICS, cli
+from metrics.core.base import MeasureError
+from metrics.core.bleu import BLEU
 from metrics.core.complexity import (
     ASW,
     NORMALISATION_EXPONENTS,
@@ -18,20 +22,64 @@ from metrics.core.complexity import (
     flesch_reading_ease,
     normalized_score,
 )
+from metrics.core.preprocessing import clear_cache
+from metrics.core.wnm import WNM
+from tests.metrics.core.test_preprocessing import line_by_line
 
 # Syllable counts as given by English dictionaries (Merriam-Webster hyphenation).
 ENGLISH = {
-    "the": 1, "cat": 1, "table": 2, "make": 1, "makes": 1, "jumped": 1, "wanted": 2,
-    "boxes": 2, "beautiful": 3, "syllable": 3, "university": 5, "education": 4,
-    "readability": 5, "piano": 3, "radio": 3, "nation": 2, "period": 3, "video": 3,
-    "little": 2, "horses": 2, "played": 1, "needed": 2, "evaluation": 5, "translation": 3,
-    "machine": 2, "computer": 3, "language": 2, "information": 4, "complexity": 4,
-    "average": 3, "sentence": 2, "quality": 3, "system": 2, "reference": 3, "alone": 2,
-    "sure": 1, "business": 2, "people": 2, "create": 2, "every": 3,
+    "the": 1,
+    "cat": 1,
+    "table": 2,
+    "make": 1,
+    "makes": 1,
+    "jumped": 1,
+    "wanted": 2,
+    "boxes": 2,
+    "beautiful": 3,
+    "syllable": 3,
+    "university": 5,
+    "education": 4,
+    "readability": 5,
+    "piano": 3,
+    "radio": 3,
+    "nation": 2,
+    "period": 3,
+    "video": 3,
+    "little": 2,
+    "horses": 2,
+    "played": 1,
+    "needed": 2,
+    "evaluation": 5,
+    "translation": 3,
+    "machine": 2,
+    "computer": 3,
+    "language": 2,
+    "information": 4,
+    "complexity": 4,
+    "average": 3,
+    "sentence": 2,
+    "quality": 3,
+    "system": 2,
+    "reference": 3,
+    "alone": 2,
+    "sure": 1,
+    "business": 2,
+    "people": 2,
+    "create": 2,
+    "every": 3,
 }
 # Orthographic French syllables, the readability convention (spec C.2.8).
-FRENCH = {"table": 2, "idée": 2, "maison": 2, "beaucoup": 2, "oiseau": 2, "poésie": 3,
-          "traduction": 3, "langue": 2}
+FRENCH = {
+    "table": 2,
+    "idée": 2,
+    "maison": 2,
+    "beaucoup": 2,
+    "oiseau": 2,
+    "poésie": 3,
+    "traduction": 3,
+    "langue": 2,
+}
 GERMAN = {"Haus": 1, "Sprache": 2, "Übersetzung": 4, "Maschine": 3, "heute": 2}
 
 
@@ -95,6 +143,61 @@ def test_cli_asw_reports_the_hypothesis_and_ignores_references(tmp_path, capsys)
     hyp, ref = tmp_path / "h", tmp_path / "r"
     hyp.write_text("university education\n", encoding="utf-8")
     ref.write_text("anything\n", encoding="utf-8")
-    assert cli.main(["score", "--measure", "asw", "--ref", str(ref), "--hyp", str(hyp),
-                     "--option", "reference-asw=3"]) == 0
+    assert (
+        cli.main(
+            [
+                "score",
+                "--measure",
+                "asw",
+                "--ref",
+                str(ref),
+                "--hyp",
+                str(hyp),
+                "--option",
+                "reference-asw=3",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["score"] == pytest.approx(4.5)
+
+
+HYPS = ["the cat sat on the mat today", "a b c d", "there is a dog in the garden"]
+REFS = [["the cat sat on a mat today"], ["a b c e"], ["a dog is in the garden"]]
+
+
+@pytest.mark.parametrize(("measure_class", "name"), [(BLEU, "bleu"), (WNM, "wnm")])
+@pytest.mark.parametrize("factor", [0.865, 1.0, 1.075])
+def test_normalised_scores_equal_normalized_score(measure_class, name, factor) -> None:  # noqa: ANN001
+    plain, normalised = measure_class(), measure_class(complexity_factor=factor)
+    exponent = NORMALISATION_EXPONENTS[name]
+    stats = plain.statistics(HYPS, REFS)
+    assert np.array_equal(normalised.statistics(HYPS, REFS), stats)  # rows stay raw
+    raw = plain.aggregate(stats).score
+    assert normalised.aggregate(stats).score == pytest.approx(
+        normalized_score(raw, factor, exponent)
+    )
+    assert normalised.sentence_scores(stats) == pytest.approx(
+        [normalized_score(score, factor, exponent) for score in plain.sentence_scores(stats)]
+    )
+
+
+@pytest.mark.parametrize("measure_class", [BLEU, WNM])
+def test_complexity_factor_is_in_the_signature_and_must_be_positive(measure_class) -> None:  # noqa: ANN001
+    assert "|cx:1|" in str(measure_class().signature(1))
+    assert "|cx:1.075|" in str(measure_class(complexity_factor="1.075").signature(1))
+    for bad in ("0", "-1", "x"):
+        with pytest.raises(MeasureError, match="complexity-factor"):
+            measure_class(complexity_factor=bad)
+
+
+def test_asw_tokenizes_in_one_batch_with_the_same_counts(wmt21_english: list[str]) -> None:
+    measure = METRICS["asw"]()
+    texts = wmt21_english[:500]
+    clear_cache()
+    stats = measure.statistics(texts, [])
+    words = [
+        sum(any(character.isalpha() for character in word) for word in tokens)
+        for tokens in line_by_line(texts, "remove-punct", False)
+    ]
+    assert stats[:, 1].tolist() == words

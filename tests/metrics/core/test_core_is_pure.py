@@ -76,7 +76,10 @@ def _import_everything(prelude: str = "") -> dict[str, list[str]]:
 
 def test_importing_every_module_loads_no_django() -> None:
     loaded = _import_everything()
-    files = {path.stem for path in CORE.glob("*.py")} - {"__init__", "__main__"}
+    files = {
+        ".".join(path.relative_to(CORE).with_suffix("").parts).removesuffix(".__init__")
+        for path in CORE.rglob("*.py")
+    } - {"__init__", "__main__"}
     assert {name.removeprefix("metrics.core.") for name in loaded["modules"]} == files
     assert loaded["django"] == []
 

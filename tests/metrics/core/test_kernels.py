@@ -17,7 +17,12 @@ from metrics.core import alignment
 from metrics.core.cder import CDER
 from metrics.core.wer import WER, substitution_matrix_function
 
-PAD_RULES = {"none": (False, False), "left": (True, False), "right": (False, True), "both": (True, True)}
+PAD_RULES = {
+    "none": (False, False),
+    "left": (True, False),
+    "right": (False, True),
+    "both": (True, True),
+}
 WORD_COSTS = ("none", "prefix", "levenshtein")
 
 words = st.lists(st.sampled_from(["a", "b", "c", "talk", "talks", "tall"]), max_size=8).map(tuple)
@@ -61,7 +66,9 @@ def test_cder_forward_and_backward_equal_the_plain_dp(pairs, pad, costs) -> None
     start_fixed, end_fixed = PAD_RULES[pad]
     cost = word_cost(costs)
     forward = CDER(tokenize="none", pad_rule=pad, substitution_cost_rule=costs)
-    backward = CDER(tokenize="none", pad_rule=pad, substitution_cost_rule=costs, direction="backward")
+    backward = CDER(
+        tokenize="none", pad_rule=pad, substitution_cost_rule=costs, direction="backward"
+    )
     expected_forward = [reference_dp(h, r, cost, 1.0, start_fixed, end_fixed) for h, r in pairs]
     swapped = lambda row_word, column_word: cost(column_word, row_word)  # noqa: E731
     expected_backward = [reference_dp(r, h, swapped, 1.0, start_fixed, end_fixed) for h, r in pairs]
@@ -89,12 +96,17 @@ def test_wer_with_word_costs_equals_the_plain_dp(pairs, costs) -> None:  # noqa:
 def test_batched_scores_equal_the_alignment_grid(pairs, pad, direction, coverage, costs) -> None:  # noqa: ANN001
     """The score path agrees with ``align``: its grid's final cell plus the path's penalty."""
     measure = CDER(
-        tokenize="none", pad_rule=pad, direction=direction, coverage_rule=coverage,
+        tokenize="none",
+        pad_rule=pad,
+        direction=direction,
+        coverage_rule=coverage,
         substitution_cost_rule=costs,
     )
     got = measure.pair_distances(pairs)
     for (hyp, ref), distance in zip(pairs, got.tolist(), strict=True):
-        assert distance == pytest.approx(measure.align(" ".join(hyp), " ".join(ref)).distance, abs=1e-9)
+        assert distance == pytest.approx(
+            measure.align(" ".join(hyp), " ".join(ref)).distance, abs=1e-9
+        )
 
 
 @given(pair_lists)
@@ -120,8 +132,8 @@ def test_compiles_without_a_writable_cache(tmp_path: Path, monkeypatch: pytest.M
 
     module_file = tmp_path / "uncached_kernel.py"
     module_file.write_text(
-        "from metrics.core.kernels import _compiled\n\n\n"
-        "@_compiled\ndef twice(x):\n    return 2 * x\n",
+        "from metrics.core.compiled import compiled\n\n\n"
+        "@compiled\ndef twice(x):\n    return 2 * x\n",
         encoding="utf-8",
     )
     (tmp_path / "__pycache__").write_text("a file, so no cache directory can be made here")
@@ -137,7 +149,7 @@ def test_compiles_without_a_writable_cache(tmp_path: Path, monkeypatch: pytest.M
     spec.loader.exec_module(module)
     assert module.twice(21) == 42
     with pytest.raises(RuntimeError, match="no locator available"):
-        njit(cache=True)(module.twice.py_func)  # what _compiled falls back from
+        njit(cache=True)(module.twice.py_func)  # what compiled falls back from
 
 
 WARM_UP_CHECK = """
@@ -151,7 +163,7 @@ dispatchers = [
 ]
 assert len(dispatchers) > 10, "compiled kernels missing"
 assert not any(d.signatures for d in dispatchers)
-kernels.warm_up()
+kernels.warm_up(invwer.warm_up, ljwer.warm_up)
 print(sorted(d.__name__ for d in dispatchers if not d.signatures))
 """
 # Kernels called only from other kernels are compiled into them: loaded from numba's cache,

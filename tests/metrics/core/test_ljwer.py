@@ -1,15 +1,21 @@
-"""LJWER (measures spec §8 vectors), its exactness limit and its block alignment."""
+"""LJWER (measures spec §8 vectors), its exactness limit, its bounds and its block alignment.
+
+max(d_CDCD forward, d_CDCD backward, d_ΔI) ≤ d_LJ ≤ d_LEV (spec §8, §9.6). Where the bounds
+meet the measure skips its DP, and the result must equal the DP.
+"""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
+from metrics.core import ljwer as ljwer_module
 from metrics.core.alignment import Alignment
 from metrics.core.base import MeasureError
 from metrics.core.ljwer import (
@@ -19,6 +25,7 @@ from metrics.core.ljwer import (
     long_jump_distance,
     long_jump_lower_bounds,
 )
+from tests.metrics.core._edit_pairs import PAIR, PAIRS
 
 SPEC_VECTORS = [
     ("we will meet at noon in the lobby", "we will meet in the lobby at twelve o'clock", 5),
@@ -140,8 +147,10 @@ def test_block_swap_gives_two_blocks_and_three_jumps(hyp: str, ref: str) -> None
     cut = hyp.split().index("a")  # candidate position of the reference's first block
     length = len(hyp.split())
     assert alignment.distance == 3
-    assert [(b["hyp_start"], b["hyp_end"], b["ref_start"], b["ref_end"])
-            for b in alignment.extras["blocks"]] == [
+    assert [
+        (b["hyp_start"], b["hyp_end"], b["ref_start"], b["ref_end"])
+        for b in alignment.extras["blocks"]
+    ] == [
         (cut, length, 0, length - cut),
         (0, cut, length - cut, length),
     ]
@@ -231,3 +240,72 @@ def test_real_pairs_equal_the_full_dp() -> None:
             assert long_jump_between(hyp, ref, int(bound), upper) == long_jump_distance(hyp, ref)
             checked += 1
     assert checked >= 15
+
+
+@settings(max_examples=300, deadline=None)
+@given(PAIRS)
+def test_ljwer_with_shortcut_equals_the_dp(pairs: list[tuple[tuple[str, ...], ...]]) -> None:
+    measure = LJWER(tokenize="none", max_length=24)
+    distances, approximated = measure.distances_and_approximated(pairs)
+    assert distances.tolist() == [long_jump_distance(hyp, ref) for hyp, ref in pairs]
+    assert not approximated.any()
+
+
+@settings(max_examples=300, deadline=None)
+@given(PAIR)
+def test_long_jump_bounds_hold(pair: tuple[tuple[str, ...], tuple[str, ...]]) -> None:
+    hyp, ref = pair
+    lower = long_jump_lower_bounds([(hyp, ref)])[0]
+    assert lower <= long_jump_distance(hyp, ref) <= Levenshtein.distance(hyp, ref)
+
+
+def test_ljwer_settled_pairs_skip_the_dp(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_dp(*_: object) -> int:
+        raise AssertionError("the exponential DP ran")
+
+    monkeypatch.setattr(ljwer_module, "long_jump_between", no_dp)
+    measure = LJWER(tokenize="none")
+    # One substitution, one deletion, an empty side: CDCD already reaches d_LEV.
+    pairs = [("a x c".split(), "a b c".split()), ("a b c".split(), "a c".split()), ((), ("a",))]
+    distances, approximated = measure.distances_and_approximated(pairs)
+    assert distances.tolist() == [1.0, 1.0, 1.0]
+    assert not approximated.any()
+
+
+def test_ljwer_align_beyond_the_cap_is_exact_where_the_bounds_meet() -> None:
+    measure = LJWER(tokenize="none", max_length=2)
+    alignment = measure.align("a b x d", "a b c d")
+    assert alignment.distance == 1.0 and alignment.extras["approximate"] is False
+    swapped = measure.align("c d a b", "a b c d")
+    assert swapped.distance == 4.0 and swapped.extras["approximate"] is True
+
+
+@pytest.mark.parametrize("measure", [LJWER(tokenize="none", max_length=2)])
+def test_only_unsettled_pairs_beyond_the_cap_are_counted(measure) -> None:  # noqa: ANN001
+    hyps = ["c d a b", "a b x d", "a b", "c d a b"]
+    refs = [["a b c d"], ["a b c d"], ["b a"], ["a b c d", "c d a b"]]
+    stats = measure.statistics(hyps, refs)
+    # Beyond the cap and unsettled: the swap (d_LEV 4 > both lower bounds); settled: one
+    # substitution; within the cap: "a b"; the last segment has an identical reference, but
+    # its other reference is beyond the cap and unsettled, so the segment counts.
+    assert stats[:, 2].tolist() == [1.0, 0.0, 0.0, 1.0]
+    result = measure.corpus_score(hyps, refs)
+    assert result.details["approximated_segments"] == 2
+    assert result.details["segments"] == 4
+
+
+def test_wmt_pairs_shortcut_equals_dp() -> None:
+    """Real sentence pairs within the cap: the measure equals its plain DP."""
+    from tests.metrics.core import _ngram_data as data
+
+    reference, systems, _ = data.wmt17()
+    hypothesis = next(iter(systems.values()))
+    measure = LJWER(max_length=9)
+    pairs = [
+        (measure.tokens(hyp), measure.tokens(ref))
+        for hyp, ref in zip(hypothesis[:400], reference[:400], strict=True)
+    ]
+    short = [pair for pair in pairs if min(map(len, pair)) <= 9][:40]
+    assert np.array_equal(
+        measure.pair_distances(short), [long_jump_distance(hyp, ref) for hyp, ref in short]
+    )

@@ -1,14 +1,19 @@
 """m-PER and skip-bigram PER: spec §6.2, §6.5, §6.6 and C.2.2 vectors, reference-length rules,
-the CLI."""
+the CLI, and the one-reference fast path against the general per-segment rows."""
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from metrics.core import cli
 from metrics.core.mper import MPER, SkipBigramPER
+from metrics.core.reflength import DISTANCE_RULES
+from tests.metrics.core import _ngram_data as data
 
 E, R = "I prefer the plane", "I like the plane"
 
@@ -146,3 +151,67 @@ def test_cli_scores_skipper(tmp_path, capsys):
         == 0
     )
     assert json.loads(capsys.readouterr().out)["score"] == pytest.approx(100 * 5 / 12)
+
+
+SENTENCE = st.lists(st.sampled_from("abcd"), max_size=8).map(" ".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(SENTENCE, SENTENCE), min_size=1, max_size=5),
+    st.sampled_from(DISTANCE_RULES),
+    st.sampled_from(["none", "left", "both"]),
+    st.booleans(),
+)
+def test_one_reference_rows_equal_the_general_rows(
+    pairs: list[tuple[str, str]], rule: str, pad: str, separately: bool
+) -> None:
+    """A segment with its one reference given twice takes the general per-segment path; every
+    Table A.3 rule picks the same (d, L) from two identical references, so the rows agree."""
+    hyps = [hyp for hyp, _ in pairs]
+    for measure in (
+        MPER(
+            tokenize="none",
+            min_ngram=1,
+            max_ngram=3,
+            pad_rule=pad,
+            ref_length_rule=rule,
+            choose_references_separately=separately,
+        ),
+        SkipBigramPER(tokenize="none", pad_rule=pad, ref_length_rule=rule, max_bigram_skip=2),
+    ):
+        single = measure.statistics(hyps, [[ref] for _, ref in pairs])
+        doubled = measure.statistics(hyps, [[ref, ref] for _, ref in pairs])
+        assert np.array_equal(single, doubled)
+
+
+def m_gram_per_row(hyp: list[str], ref: list[str], orders: range) -> list[float]:
+    """[d, L, d_m, L_m ...] by spec §6.5 with boundaries ``both``: d = max(I, L) − Σ min."""
+    from collections import Counter
+
+    row = [0.0, 0.0]
+    for m in orders:
+
+        def grams(tokens: list[str], m: int = m) -> Counter[tuple[str, ...]]:
+            padded = ["<s>"] * (m - 1) + tokens + ["</s>"] * (m - 1) if tokens else []
+            return Counter(tuple(padded[k : k + m]) for k in range(len(padded) - m + 1))
+
+        h, r = grams(hyp), grams(ref)
+        d = max(sum(h.values()), sum(r.values())) - sum((h & r).values())
+        row += [float(d), float(sum(r.values()))]
+        row[0] += d
+        row[1] += sum(r.values())
+    return row
+
+
+def test_wmt_m_per_rows_equal_the_spec_formula() -> None:
+    reference, systems, _ = data.wmt17()
+    hyps = next(iter(systems.values()))[:300]
+    refs = [[line] for line in reference[:300]]
+    measure = MPER(min_ngram=1, max_ngram=2)
+    stats = measure.statistics(hyps, refs)
+    expected = [
+        m_gram_per_row(list(measure.tokens(h)), list(measure.tokens(r[0])), range(1, 3))
+        for h, r in zip(hyps, refs, strict=True)
+    ]
+    assert stats.tolist() == expected

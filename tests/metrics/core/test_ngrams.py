@@ -34,18 +34,34 @@ def grams(space: NgramSpace, sequence, order: int, rule: str) -> list[tuple[str,
 def test_figure_5_2_bigrams_and_trigrams_with_both_boundaries():
     space = NgramSpace([SENTENCE], 3, 2)
     assert grams(space, SENTENCE, 2, "both") == [
-        (BOS, "I"), ("I", "prefer"), ("prefer", "the"), ("the", "plane"), ("plane", EOS)
+        (BOS, "I"),
+        ("I", "prefer"),
+        ("prefer", "the"),
+        ("the", "plane"),
+        ("plane", EOS),
     ]
     assert grams(space, SENTENCE, 3, "both") == [
-        (BOS, BOS, "I"), (BOS, "I", "prefer"), ("I", "prefer", "the"),
-        ("prefer", "the", "plane"), ("the", "plane", EOS), ("plane", EOS, EOS),
+        (BOS, BOS, "I"),
+        (BOS, "I", "prefer"),
+        ("I", "prefer", "the"),
+        ("prefer", "the", "plane"),
+        ("the", "plane", EOS),
+        ("plane", EOS, EOS),
     ]
 
 
 @pytest.mark.parametrize(
     ("rule", "n", "order", "count"),
-    [("none", 4, 3, 2), ("left", 4, 3, 4), ("right", 4, 3, 4), ("both", 4, 3, 6),
-     ("none", 2, 3, 0), ("both", 1, 4, 4), ("both", 0, 2, 0), ("none", 5, 1, 5)],
+    [
+        ("none", 4, 3, 2),
+        ("left", 4, 3, 4),
+        ("right", 4, 3, 4),
+        ("both", 4, 3, 6),
+        ("none", 2, 3, 0),
+        ("both", 1, 4, 4),
+        ("both", 0, 2, 0),
+        ("none", 5, 1, 5),
+    ],
 )
 def test_number_of_m_grams_per_rule(rule, n, order, count):
     sequence = tuple("abcdefg"[:n])
@@ -59,11 +75,16 @@ def test_figure_4_2_skip_bigrams():
     layout = space.layout([SENTENCE])
     tokens = {index: token for token, index in space.vocabulary.index.items()}
     first, second, _ = skip_pair_positions(layout, 2, "none")
-    pairs = [(tokens[int(layout.ids[a])], tokens[int(layout.ids[b])])
-             for a, b in zip(first, second, strict=True)]
+    pairs = [
+        (tokens[int(layout.ids[a])], tokens[int(layout.ids[b])])
+        for a, b in zip(first, second, strict=True)
+    ]
     assert pairs == [
-        ("I", "prefer"), ("prefer", "the"), ("the", "plane"),
-        ("I", "the"), ("prefer", "plane"),
+        ("I", "prefer"),
+        ("prefer", "the"),
+        ("the", "plane"),
+        ("I", "the"),
+        ("prefer", "plane"),
         ("I", "plane"),
     ]
 

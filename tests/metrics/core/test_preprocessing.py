@@ -1,4 +1,10 @@
-"""Tokenizers, case, Unicode and boundary padding (measures spec §3; preprocessing spec C.2.1)."""
+"""Tokenizers, case, Unicode and boundary padding (measures spec §3; preprocessing spec C.2.1).
+
+Batch tokenization gives exactly the sentence-by-sentence results: ``mteval-contractions``
+skips its steps where the text shows they cannot change anything, and equals a literal
+implementation of spec §3.1 method 4 (every token, every abbreviation pattern) on random text
+and on WMT data; ``preprocess_many`` equals each tokenizer applied sentence by sentence.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +19,10 @@ from metrics.core.preprocessing import (
     BOS,
     EOS,
     TOKENIZERS,
+    clear_cache,
+    expand_contraction,
     join_abbreviations,
+    normalize_unicode,
     pad,
     preprocess,
     preprocess_many,
@@ -24,7 +33,7 @@ from metrics.core.preprocessing import (
 )
 from tests.metrics.core.wmt_data import wmt17, wmt21
 
-POWELL = 'Powell said: "We\'d not be alone; that\'s for sure."'
+POWELL = "Powell said: \"We'd not be alone; that's for sure.\""
 
 
 @pytest.mark.parametrize(
@@ -34,8 +43,8 @@ POWELL = 'Powell said: "We\'d not be alone; that\'s for sure."'
         ("none", "Powell said: \"We'd not be alone; that's for sure.\""),
         ("remove-punct", "Powell said We d not be alone that s for sure"),
         # Row 3 under the real mteval rules (C.2.1 "T3 (mteval rules)", 14 tokens).
-        ("mteval", 'Powell said : " We\'d not be alone ; that\'s for sure . "'),
-        ("13a", 'Powell said : " We\'d not be alone ; that\'s for sure . "'),
+        ("mteval", "Powell said : \" We'd not be alone ; that's for sure . \""),
+        ("13a", "Powell said : \" We'd not be alone ; that's for sure . \""),
         # Row 4: contractions expanded, first word keeps its case (measures spec §3.1).
         ("mteval-contractions", 'Powell said : " We would not be alone ; that is for sure . "'),
     ],
@@ -122,8 +131,13 @@ def test_figure_5_2_boundaries() -> None:
     """Fig. 5.2 (trigram list with the OCR repair of spec §3.4)."""
     tokens = "I prefer the plane".split()
     bigrams = list(zip(*(pad(tokens, 2, "both")[k:] for k in range(2)), strict=False))
-    assert bigrams == [(BOS, "I"), ("I", "prefer"), ("prefer", "the"), ("the", "plane"),
-                       ("plane", EOS)]
+    assert bigrams == [
+        (BOS, "I"),
+        ("I", "prefer"),
+        ("prefer", "the"),
+        ("the", "plane"),
+        ("plane", EOS),
+    ]
     padded = pad(tokens, 3, "both")
     trigrams = [tuple(padded[k : k + 3]) for k in range(len(padded) - 2)]
     assert trigrams[0] == (BOS, BOS, "I") and trigrams[-1] == ("plane", EOS, EOS)
@@ -180,11 +194,69 @@ def test_preprocess_many_equals_preprocess_on_real_data() -> None:
 # and commas between digits and letters, entities, <skipped>, abbreviations, contractions.
 _PIECES = st.sampled_from(
     [
-        "a", "Ab", "U", "S", "Mr", "e", "g", "won't", "it's", "We\u2019d", "3", "1990", "0",
-        ".", ",", "..", ".,", "-", "--", " ", "  ", "\t", "&quot;", "&amp;", "&lt;", "&gt;",
-        "&", "<skipped>", "$", "%", "'", '"', "(", ")", "/", ":", ";", "?", "!", "@", "[",
-        "]", "{", "}", "~", "^", "_", "`", "|", "\\", "+", "*", "=", "<", ">", "#", "é",
-        "\u00a0", "ß", "\u201e", "\n", "-\n", "2-\n",
+        "a",
+        "Ab",
+        "U",
+        "S",
+        "Mr",
+        "e",
+        "g",
+        "won't",
+        "it's",
+        "We\u2019d",
+        "3",
+        "1990",
+        "0",
+        ".",
+        ",",
+        "..",
+        ".,",
+        "-",
+        "--",
+        " ",
+        "  ",
+        "\t",
+        "&quot;",
+        "&amp;",
+        "&lt;",
+        "&gt;",
+        "&",
+        "<skipped>",
+        "$",
+        "%",
+        "'",
+        '"',
+        "(",
+        ")",
+        "/",
+        ":",
+        ";",
+        "?",
+        "!",
+        "@",
+        "[",
+        "]",
+        "{",
+        "}",
+        "~",
+        "^",
+        "_",
+        "`",
+        "|",
+        "\\",
+        "+",
+        "*",
+        "=",
+        "<",
+        ">",
+        "#",
+        "é",
+        "\u00a0",
+        "ß",
+        "\u201e",
+        "\n",
+        "-\n",
+        "2-\n",
     ]
 )
 _SENTENCES = st.lists(st.lists(_PIECES, max_size=25).map("".join), max_size=8)
@@ -210,7 +282,8 @@ def test_batch_contractions_equal_per_sentence(sentences: list[str]) -> None:
 def _join_abbreviations_by_scan(tokens: list[str]) -> list[str]:
     """The scan of every pattern, longest first: what the indexed look-up must equal."""
     patterns = sorted(
-        ((tuple(tokenize_13a(word)), word) for word in ABBREVIATIONS), key=lambda item: -len(item[0])
+        ((tuple(tokenize_13a(word)), word) for word in ABBREVIATIONS),
+        key=lambda item: -len(item[0]),
     )
     joined, position = [], 0
     while position < len(tokens):
@@ -236,6 +309,142 @@ def test_preprocess_many_mixes_cached_and_new_sentences() -> None:
     first = preprocess("Cached, already.", "13a", lowercase=True)
     texts = ["New one-2-3.", "Cached, already.", "New one-2-3.", ""]
     assert preprocess_many(texts, "13a", lowercase=True) == [
-        ("new", "one-2", "-", "3", "."), first, ("new", "one-2", "-", "3", "."), ()
+        ("new", "one-2", "-", "3", "."),
+        first,
+        ("new", "one-2", "-", "3", "."),
+        (),
     ]
     assert preprocess_many(["a b"], "none") == [("a", "b")]
+
+
+MTEVAL_PIECES = st.sampled_from(
+    [
+        "Mr.",
+        "Mrs",
+        "U.S.",
+        "U.K",
+        "e.g.",
+        "i.e",
+        "a.m.",
+        "p.m.",
+        "No.",
+        "etc.",
+        "Sept.",
+        "won't",
+        "Won\u2019t",
+        "can't",
+        "let's",
+        "it's",
+        "It\u2019s",
+        "we'd",
+        "they're",
+        "Powell's",
+        "n't",
+        "'s",
+        "'",
+        "\u2019",
+        ".",
+        ",",
+        "...",
+        "3.5",
+        "1,000",
+        "5-3",
+        "&quot;",
+        "&amp;",
+        "<skipped>",
+        "a",
+        "e",
+        "i",
+        "U",
+        "S",
+        "Mr",
+        "etc",
+        "the",
+        "cat",
+        " ",
+        " ",
+        "  ",
+        "\n",
+        "-\n",
+    ]
+)
+
+
+MTEVAL_TEXTS = st.one_of(
+    st.lists(MTEVAL_PIECES, max_size=12).map("".join),
+    st.lists(MTEVAL_PIECES, max_size=12).map(" ".join),
+    st.text(alphabet="aeiMrUS.'\u2019, -&;0", max_size=30),
+)
+
+
+def literal_method_4(text: str) -> list[str]:
+    """Spec §3.1 method 4 without shortcuts: at every mteval token try every abbreviation
+    (longest first), then expand every token that has an apostrophe."""
+    joined = _join_abbreviations_by_scan(tokenize_13a(text))
+    expanded: list[str] = []
+    for token in joined:
+        has_apostrophe = "'" in token or "\u2019" in token
+        expanded.extend(expand_contraction(token) if has_apostrophe else [token])
+    return expanded
+
+
+def line_by_line(texts: list[str], tokenize: str, lowercase: bool) -> list[tuple[str, ...]]:
+    """Each tokenizer on one NFC sentence at a time, then case folding (no cache, no batch)."""
+    tokenizer = TOKENIZERS[tokenize]
+    result = []
+    for text in texts:
+        tokens = tokenizer(normalize_unicode(text))
+        result.append(tuple(token.lower() for token in tokens) if lowercase else tuple(tokens))
+    return result
+
+
+@settings(max_examples=400, deadline=None)
+@given(MTEVAL_TEXTS)
+def test_contractions_equal_the_literal_method(text: str) -> None:
+    assert tokenize_mteval_contractions(text) == literal_method_4(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(MTEVAL_TEXTS, max_size=6))
+def test_contractions_batch_equals_the_literal_method(texts: list[str]) -> None:
+    assert tokenize_mteval_contractions_many(texts) == [literal_method_4(t) for t in texts]
+
+
+def test_known_contractions_and_abbreviations() -> None:
+    assert tokenize_mteval_contractions("Mr. Smith won't go to the U.S. at 5 p.m.") == [
+        "Mr.",
+        "Smith",
+        "will",
+        "not",
+        "go",
+        "to",
+        "the",
+        "U.S.",
+        "at",
+        "5",
+        "p.m.",
+    ]
+    assert tokenize_mteval_contractions("It\u2019s Powell's car") == ["It", "is", "Powell's", "car"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(MTEVAL_TEXTS, max_size=6), st.sampled_from(sorted(TOKENIZERS)), st.booleans())
+def test_batch_equals_line_by_line(texts: list[str], tokenize: str, lowercase: bool) -> None:
+    clear_cache()
+    assert preprocess_many(texts, tokenize, lowercase) == line_by_line(texts, tokenize, lowercase)
+
+
+def test_wmt_contractions_equal_the_literal_method(wmt21_english: list[str]) -> None:
+    texts = [normalize_unicode(text) for text in wmt21_english]
+    batch = tokenize_mteval_contractions_many(texts)
+    assert batch == [literal_method_4(text) for text in texts]
+    changed = sum(tokens != tokenize_13a(text) for text, tokens in zip(texts, batch, strict=True))
+    assert changed > 100  # the data does exercise abbreviations and contractions
+
+
+@pytest.mark.parametrize("tokenize", ["13a", "mteval-contractions", "remove-punct"])
+def test_wmt_batch_equals_line_by_line(wmt21_english: list[str], tokenize: str) -> None:
+    clear_cache()
+    assert preprocess_many(wmt21_english, tokenize, True) == line_by_line(
+        wmt21_english, tokenize, True
+    )

@@ -57,7 +57,7 @@ def test_adding_a_reference_never_lowers_bleu_with_the_minimum_length(rows, smoo
 
 
 def test_a_closer_but_longer_reference_can_lower_bleu():
-    # The "adding a reference never lowers BLEU" fails through the brevity penalty:
+    # "Adding a reference never lowers BLEU" does not hold, through the brevity penalty:
     # the new reference is closer in length (6 vs 3 for 5 words) and brings no matches.
     measure = BLEU(tokenize="none")
     hyp = ["a b c d e"]

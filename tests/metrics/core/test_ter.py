@@ -9,6 +9,8 @@ would take minutes):
   checked on four systems; online-F (the system with most edits) on all 3004 segments;
 * WMT21 cs-en, all 8 systems, with reference A and with references A and B: every sentence
   and the corpus score against sacreBLEU, and the frozen tercom/sacreBLEU values for A.
+
+Also the ``lowercase`` alias of ``case-sensitive``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sacrebleu.metrics import TER as SacreTER
 from sacrebleu.metrics import ter as sacre_ter_module
 from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
+from metrics.core.base import MeasureError
 from metrics.core.ter import TER, tercom_tokenize, translation_edit_rate
 from tests.metrics.core.wmt_data import wmt17, wmt21
 
@@ -199,3 +202,35 @@ def test_ter_signature() -> None:
 def test_translation_edit_rate_examples() -> None:
     assert translation_edit_rate([], ["a"]) == (1, 1)
     assert translation_edit_rate(["a"], []) == (1, 0)
+
+
+SACREBLEU_DEFAULT_SIGNATURE = "ter|nrefs:1|norm:no|nopunct:no|asian:no|cs:no|version:1.0"
+
+
+def test_ter_lowercase_alias_keeps_the_default_signature() -> None:
+    assert str(TER().signature(1)) == SACREBLEU_DEFAULT_SIGNATURE
+    assert str(TER(lowercase="true").signature(1)) == SACREBLEU_DEFAULT_SIGNATURE
+    # An alias, not an option of its own: stored option values and forms stay as they were.
+    assert "lowercase" not in TER().values and "lowercase" not in TER.options
+
+
+def test_ter_lowercase_false_is_case_sensitive() -> None:
+    hyps, refs = ["The Cat sat"], [["the cat sat"]]
+    by_alias, by_key = TER(lowercase=False), TER(case_sensitive=True)
+    assert str(by_alias.signature(1)) == str(by_key.signature(1))
+    assert "cs:yes" in str(by_alias.signature(1))
+    assert by_alias.corpus_score(hyps, refs).score == pytest.approx(100 * 2 / 3)
+    assert by_key.corpus_score(hyps, refs).score == pytest.approx(100 * 2 / 3)
+    assert TER().corpus_score(hyps, refs).score == 0.0
+    assert TER(lowercase=True).corpus_score(hyps, refs).score == 0.0
+
+
+def test_ter_contradicting_case_options_are_rejected() -> None:
+    with pytest.raises(MeasureError, match="contradict"):
+        TER(lowercase=True, case_sensitive=True)
+    with pytest.raises(MeasureError, match="contradict"):
+        TER(lowercase=False, case_sensitive=False)
+    assert TER(lowercase=False, case_sensitive=True).values["case-sensitive"] is True
+    assert TER(lowercase="true", case_sensitive="false").values["case-sensitive"] is False
+    with pytest.raises(MeasureError, match="true or false"):
+        TER(lowercase="maybe")

@@ -45,14 +45,20 @@ def test_table_4_2(hyp: str, ref: str, levenshtein: float, prefix: float) -> Non
     ("hyp", "ref", "expected"),
     [("ab", "ba", 1.0), ("abc", "cab", 0.5), ("talk", "listen", 1.0), ("fast", "quickly", 1.0)],
 )
-def test_levenshtein_cost_uses_the_shortest_optimal_path(hyp: str, ref: str, expected: float) -> None:
+def test_levenshtein_cost_uses_the_shortest_optimal_path(
+    hyp: str, ref: str, expected: float
+) -> None:
     assert levenshtein_substitution_cost(hyp, ref) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(("rule", "expected"), [("none", 2), ("prefix", 1 + 1 - 4 / 4.5), ("levenshtein", 1.2)])
+@pytest.mark.parametrize(
+    ("rule", "expected"), [("none", 2), ("prefix", 1 + 1 - 4 / 4.5), ("levenshtein", 1.2)]
+)
 def test_word_dependent_costs_sentence(rule: str, expected: float) -> None:
     measure = WER(tokenize="none", substitution_cost_rule=rule)
-    assert measure.statistics(["he talks fast"], [["he talk quickly"]])[0, 0] == pytest.approx(expected)
+    assert measure.statistics(["he talks fast"], [["he talk quickly"]])[0, 0] == pytest.approx(
+        expected
+    )
     assert measure.align("he talks fast", "he talk quickly").distance == pytest.approx(expected)
 
 
@@ -65,7 +71,13 @@ def test_empty_reference_rate_is_undefined() -> None:
 
 def test_signature_names_every_option() -> None:
     signature = str(WER().signature(2))
-    for part in ("nrefs:2", "tok:mteval-contractions", "lc:no", "reflen:lowestError", "subcost:none"):
+    for part in (
+        "nrefs:2",
+        "tok:mteval-contractions",
+        "lc:no",
+        "reflen:lowestError",
+        "subcost:none",
+    ):
         assert part in signature
 
 

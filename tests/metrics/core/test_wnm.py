@@ -1,5 +1,5 @@
 """WNM: the spec's C.2.7 vector (S-scores and P/R/F, weighted and not), test-set salience,
-corpus-file errors, the CLI."""
+corpus-file errors, the CLI, WNM × C."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import json
 import math
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from metrics.core import cli
 from metrics.core.base import MeasureError
+from metrics.core.complexity import NORMALISATION_EXPONENTS
 from metrics.core.wnm import WNM, CorpusStats, salience, segment_salience
 
 CORPUS_FILE = "<CorpStat>;30;3\nthe;6;3\nsat;1;1\nmat;1;1\non;3;3\n"
@@ -38,9 +40,7 @@ def corpus_file(tmp_path):
 def test_c27_scores(corpus_file):
     measure = WNM(tokenize="none", corpus_stats=str(corpus_file))
     stats = measure.statistics([CANDIDATE], [[REFERENCE]])
-    assert stats[0].tolist() == pytest.approx(
-        [18, 18, 5, 11.257828, 12.898722, 3.190476], abs=1e-6
-    )
+    assert stats[0].tolist() == pytest.approx([18, 18, 5, 11.257828, 12.898722, 3.190476], abs=1e-6)
     values = measure.values_of(stats[0])
     assert values["P"] == values["R"] == values["F"] == pytest.approx(0.277778, abs=1e-6)
     assert values["PW"] == pytest.approx(0.283401, abs=1e-6)
@@ -78,6 +78,32 @@ def test_cli_scores_wnm_with_corpus_file(tmp_path, corpus_file, capsys):
     hyp, ref = tmp_path / "h", tmp_path / "r"
     hyp.write_text(CANDIDATE + "\n", encoding="utf-8")
     ref.write_text(REFERENCE + "\n", encoding="utf-8")
-    assert cli.main(["score", "--measure", "wnm", "--ref", str(ref), "--hyp", str(hyp),
-                     "--option", f"corpus-stats={corpus_file}", "--option", "score=FW"]) == 0
+    assert (
+        cli.main(
+            [
+                "score",
+                "--measure",
+                "wnm",
+                "--ref",
+                str(ref),
+                "--hyp",
+                str(hyp),
+                "--option",
+                f"corpus-stats={corpus_file}",
+                "--option",
+                "score=FW",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["score"] == pytest.approx(26.4150, abs=1e-4)
+
+
+def test_wnm_times_c_matches_the_paper_rounding() -> None:
+    """C.2.8: WNM raw 0.3247 × 1.075 → 0.349; the exponent of WNM is 1."""
+    assert NORMALISATION_EXPONENTS["wnm"] == 1.0
+    wnm = WNM(complexity_factor=1.075)
+    assert (
+        round(wnm.aggregate(np.array([[10.0, 10.0, 3.247, 10.0, 10.0, 3.247]])).score / 100, 3)
+        == 0.349
+    )

@@ -14,7 +14,6 @@ from judging.humanscores.selectors import (
     source_human_scores,
 )
 from metrics.core.human_scores import (
-    DEFAULT_SEED,
     SD_CHOICES,
     STATISTIC_CHOICES,
     WEIGHTING_CHOICES,
@@ -22,6 +21,7 @@ from metrics.core.human_scores import (
     Z_SOURCE_CHOICES,
     HumanScoresError,
 )
+from metrics.core.resampling import DEFAULT_SEED
 
 NO_ASPECT = "{name!r} has no judgments"
 

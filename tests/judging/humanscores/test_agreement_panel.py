@@ -9,8 +9,9 @@ import math
 import numpy as np
 import pytest
 
+from judging.formats import JudgmentRecord
 from judging.humanscores import analysis
-from judging.humanscores.selectors import Judgment
+from metrics.core.agreement import kappa_resampled
 
 FIVE_LEVELS = {"kind": "levels", "values": [1, 2, 3, 4, 5]}
 
@@ -18,7 +19,7 @@ FIVE_LEVELS = {"kind": "levels", "values": [1, 2, 3, 4, 5]}
 def _two_judges(a: list[float], b: list[float]) -> analysis.AspectData:
     """Judges "a" and "b" scoring the same candidates (one system, segments 0..n-1)."""
     records = [
-        Judgment("s", str(k), judge, "adequacy", float(score), None, "SYSTEM")
+        JudgmentRecord("s", str(k), judge, "adequacy", float(score), None, "SYSTEM")
         for judge, scores in (("a", a), ("b", b))
         for k, score in enumerate(scores)
     ]
@@ -55,7 +56,7 @@ def test_kappa_bootstrap_uses_the_same_levels():
     metrics = pytest.importorskip("sklearn.metrics")
     a, b = _without_level_three(22)
     picks = np.random.default_rng(4).integers(0, len(a), (30, len(a)))
-    fast = analysis.kappa_resampled(np.array(a, float), np.array(b, float), picks, [1, 2, 3, 4, 5])
+    fast = kappa_resampled(np.array(a, float), np.array(b, float), picks, [1, 2, 3, 4, 5])
     for value, pick in zip(fast, picks, strict=True):
         oracle = metrics.cohen_kappa_score(
             np.array(a)[pick], np.array(b)[pick], labels=[1, 2, 3, 4, 5], weights="quadratic"
@@ -92,7 +93,7 @@ def test_without_raw_scores_interval_alpha_is_computed_on_the_z_scores():
     matrix = quality + rng.normal(scale=0.6, size=(judges, items))
     matrix[rng.random(matrix.shape) < 0.3] = np.nan
     records = [
-        Judgment(
+        JudgmentRecord(
             "s", str(item), f"j{judge}", "adequacy", None, float(matrix[judge, item]), "SYSTEM"
         )
         for judge in range(judges)

@@ -1,4 +1,4 @@
-"""Run pages: list, start, progress (live), results, sentence scores, downloads, cancel.
+"""Run pages: list, start, progress (live), results, sentence scores, cancel.
 
 Who may do what: admins and viewers browse runs and results; only admins start and cancel
 runs (a run takes worker time, which is the admins' to spend). Judges see none of it, as
@@ -7,26 +7,22 @@ results would bias their judgments.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evaltrans.corpora.models import TestSet
 from evaltrans.corpora.selectors import SEGMENTS_PER_PAGE, testset_list
 from evaltrans.roles import admin_required, browser_required
-from evaltrans.spreadsheets import spreadsheet_safe
 from metrics.core.presets import PRESETS
-
-from . import selectors, services
-from .forms import RunForm, option_field_name
-from .models import MetricRun
-from .reports import report_xml
+from metrics.forms import RunForm, option_field_name
+from metrics.measure_choices import RunError
+from metrics.models import MetricRun
+from metrics.selectors import runs as selectors
+from metrics.services.dispatch import BrokerUnavailable
+from metrics.services.runs import metric_run_cancel, metric_run_start
 
 SENTENCES_PER_PAGE = 100
 
@@ -37,9 +33,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
     test_set = None
     if request.GET.get("test_set", "").isdigit():
         test_set = get_object_or_404(TestSet, pk=int(request.GET["test_set"]))
-    runs = list(selectors.run_list(test_set=test_set)[:200])
-    progress = {run.pk: selectors.run_progress(run=run) for run in runs if run.is_active}
-    rows = [(run, progress.get(run.pk)) for run in runs]
+    rows = selectors.run_list_rows(test_set=test_set)
     return render(request, "metrics/run_list.html", {"rows": rows, "test_set": test_set})
 
 
@@ -53,7 +47,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
     form = RunForm(request.POST or None, test_set=test_set)
     if request.method == "POST" and form.is_valid():
         try:
-            run = services.metric_run_start(
+            run = metric_run_start(
                 test_set=test_set,
                 systems=form.cleaned_data["systems"],
                 measures=form.cleaned_data["choices"],
@@ -61,10 +55,10 @@ def run_create(request: HttpRequest) -> HttpResponse:
                 comment=form.cleaned_data["comment"],
                 user=request.user,
             )
-        except services.BrokerUnavailable as error:
+        except BrokerUnavailable as error:
             messages.error(request, str(error))
             return redirect(error.run)
-        except services.RunError as error:
+        except RunError as error:
             form.add_error(None, str(error))
         else:
             messages.success(request, f"Run {run.pk} started.")
@@ -109,8 +103,8 @@ def run_progress(request: HttpRequest, pk: int) -> JsonResponse:
 def run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(MetricRun, pk=pk)
     try:
-        services.metric_run_cancel(run=run)
-    except services.RunError as error:
+        metric_run_cancel(run=run)
+    except RunError as error:
         messages.error(request, str(error))
     else:
         messages.success(request, f"Run {run.pk} cancelled.")
@@ -157,49 +151,3 @@ def _pick(items: list, raw: str | None, attribute: str):  # noqa: ANN202
     if raw is None or not raw.isdigit():
         return None
     return next((item for item in items if getattr(item, attribute) == int(raw)), None)
-
-
-@browser_required
-@require_GET
-def run_download(request: HttpRequest, pk: int, file_format: str) -> HttpResponse:
-    run = get_object_or_404(MetricRun.objects.select_related("test_set", "created_by"), pk=pk)
-    stem = f"run-{run.pk}-{run.test_set.name}-v{run.test_set.version}"
-    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in stem)
-    if file_format == "xml":
-        detail = request.GET.get("sentences") == "1"
-        data = selectors.run_report_data(
-            run=run, sentences_in_detail=detail, include_sentences=detail
-        )
-        response = HttpResponse(report_xml(data), content_type="application/xml; charset=utf-8")
-        filename = f"{stem}.xml"
-    else:
-        records = selectors.run_results(run=run).as_records()
-        if file_format == "json":
-            payload = {
-                "run": run.pk,
-                "test_set": {
-                    "name": run.test_set.name,
-                    "version": run.test_set.version,
-                    "content_hash": run.test_set.content_hash,
-                },
-                "status": run.status,
-                "results": records,
-            }
-            response = HttpResponse(
-                json.dumps(payload, ensure_ascii=False, indent=2),
-                content_type="application/json; charset=utf-8",
-            )
-            filename = f"{stem}.json"
-        elif file_format == "csv":
-            buffer = io.StringIO()
-            fields = ["system", "measure", "score", "signature", "higher_is_better", "best"]
-            writer = csv.DictWriter(buffer, fieldnames=fields)
-            writer.writeheader()
-            for record in records:
-                writer.writerow({key: spreadsheet_safe(value) for key, value in record.items()})
-            response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-            filename = f"{stem}.csv"
-        else:
-            raise Http404("unknown format")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response

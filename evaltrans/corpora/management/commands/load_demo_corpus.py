@@ -1,7 +1,9 @@
-"""python manage.py load_demo [--force]: demo users and the demo corpus, once (safe to run again).
+"""python manage.py load_demo_corpus [--force]: demo users and the demo corpus, once (safe to run
+again).
 
-The demo users have published passwords, so the command refuses to run when DEBUG is off (a
-production site) unless --force is given.
+``load_demo`` (judging) runs this and then adds the demo's human ratings. The demo users have
+published passwords, so the command refuses to run when DEBUG is off (a production site) unless
+--force is given.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from evaltrans.corpora.models import TestSet
 from evaltrans.corpora.parsing import CorpusInputs, parse_corpus
 from evaltrans.corpora.services import testset_import
 from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
-from judging.humanscores.services import judgmentset_import_demo_ratings
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 DEMO_FILE = DEMO_DIR / "mqm_ted_ende.tsv.gz"
@@ -41,6 +42,16 @@ DEMO_USERS = [
 ]
 
 
+def demo_file() -> InputFile:
+    """The demo TSV, decompressed (its texts are the demo corpus, its ratings the demo's MQM)."""
+    return InputFile(name=DEMO_FILE.name, data=gzip.decompress(DEMO_FILE.read_bytes()))
+
+
+def demo_test_set() -> TestSet | None:
+    """The demo test set (its first version), or None before the demo is loaded."""
+    return TestSet.objects.filter(name=DEMO_NAME).order_by("version").first()
+
+
 class Command(BaseCommand):
     help = "Create the demo users and import the demo corpus (skips what exists)."
 
@@ -55,21 +66,14 @@ class Command(BaseCommand):
         if not settings.DEBUG and not options["force"]:
             raise CommandError(NOT_IN_PRODUCTION)
         self._users()
-        demo_file = InputFile(name=DEMO_FILE.name, data=gzip.decompress(DEMO_FILE.read_bytes()))
-        test_set = TestSet.objects.filter(name=DEMO_NAME).order_by("version").first()
-        if test_set is not None:
+        if demo_test_set() is not None:
             self.stdout.write(f"Demo corpus {DEMO_NAME!r} already loaded.")
-        else:
-            inputs = CorpusInputs(file=demo_file, source_lang="en", target_lang="de")
-            result = testset_import(
-                corpus=parse_corpus("mqm-tsv", inputs), name=DEMO_NAME, import_format="mqm-tsv"
-            )
-            self.stdout.write(self.style.SUCCESS(result.summary))
-            test_set = result.test_set
-        # The same TSV carries the MQM ratings: a new user sees real human scores at once.
-        ratings = judgmentset_import_demo_ratings(test_set=test_set, file=demo_file)
-        if ratings is not None:
-            self.stdout.write(self.style.SUCCESS(ratings.summary))
+            return
+        inputs = CorpusInputs(file=demo_file(), source_lang="en", target_lang="de")
+        result = testset_import(
+            corpus=parse_corpus("mqm-tsv", inputs), name=DEMO_NAME, import_format="mqm-tsv"
+        )
+        self.stdout.write(self.style.SUCCESS(result.summary))
 
     def _users(self) -> None:
         users = get_user_model()

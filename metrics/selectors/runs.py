@@ -1,9 +1,12 @@
-"""Reads on metric runs and stored results: lists, progress, result tables, numpy arrays.
+"""Reads on metric runs: lists, what is stored, progress, result tables, numpy arrays.
 
 ``segment_arrays`` is the entry point for anything statistical (sentence-level pages, the
 correlation dashboards, bootstrap resampling): it returns, per system, the per-segment
 statistics as a 2-D float array and the sentence scores as a 1-D array (NaN = undefined) of a
 (test set, signature), assembled from the stored chunk rows in segment order.
+
+``runs_stored_work`` says what of a run is already stored (system scores, chunk rows); the
+planner, the recovery and the progress bars all read it.
 """
 
 from __future__ import annotations
@@ -11,9 +14,9 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -22,8 +25,8 @@ from django.db.models import Count, QuerySet
 from django.utils import timezone
 
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
-
-from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, unpack_floats
+from metrics.core import METRICS
+from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, unpack_floats
 
 
 def chunk_layout(segment_count: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -51,6 +54,19 @@ def run_list(*, test_set: TestSet | None = None) -> QuerySet[MetricRun]:
     if test_set is not None:
         runs = runs.filter(test_set=test_set)
     return runs
+
+
+def run_list_rows(
+    *, test_set: TestSet | None = None, limit: int = 200
+) -> list[tuple[MetricRun, RunProgress | None]]:
+    """The newest ``limit`` runs, each with its progress while it is active (else None).
+
+    At most five queries whatever the number of runs: the list, then ``runs_progress`` of the
+    active ones.
+    """
+    runs = list(run_list(test_set=test_set)[:limit])
+    progress = runs_progress(runs=[run for run in runs if run.is_active])
+    return [(run, progress.get(run.pk)) for run in runs]
 
 
 def run_measures(*, run: MetricRun) -> list[RunMeasure]:
@@ -220,41 +236,114 @@ def _measure_times(
     return elapsed, (total - done) * per_segment
 
 
+@dataclass
+class StoredWork:
+    """What of a run is already stored, by the run itself or by any earlier run."""
+
+    measures: list[RunMeasure]
+    system_ids: list[int]
+    layout: list[tuple[int, int]]
+    """The (start, stop) chunks of the run (``chunk_layout``)."""
+    scored: set[tuple[int, str]]
+    """(system id, signature) pairs with a stored system score."""
+    chunks: dict[tuple[int, str, int, int], tuple[float, datetime]]
+    """(system id, signature, start, stop) of the stored chunk rows of the run's layout →
+    (computing seconds, time stored)."""
+
+
+def runs_stored_work(*, runs: Sequence[MetricRun]) -> dict[int, StoredWork]:
+    """What each run already has stored, by run id; four queries whatever the number of runs.
+
+    Chunk rows of another layout (a run with another chunk size) do not count here.
+    """
+    if not runs:
+        return {}
+    run_ids = [run.pk for run in runs]
+    measures: dict[int, list[RunMeasure]] = defaultdict(list)
+    for item in RunMeasure.objects.filter(run_id__in=run_ids):
+        measures[item.run_id].append(item)
+    systems: dict[int, list[int]] = defaultdict(list)
+    for run_id, system_id in (
+        MetricRun.systems.through.objects.filter(metricrun_id__in=run_ids)
+        .order_by("system__test_set", "system__name")
+        .values_list("metricrun_id", "system_id")
+    ):
+        systems[run_id].append(system_id)
+    test_set_ids = {run.test_set_id for run in runs}
+    system_ids = {system_id for ids in systems.values() for system_id in ids}
+    signatures = {item.signature for items in measures.values() for item in items}
+    scored = set(
+        SystemScore.objects.filter(
+            test_set_id__in=test_set_ids, system_id__in=system_ids, signature__in=signatures
+        ).values_list("test_set_id", "system_id", "signature")
+    )
+    rows = SegmentStatistics.objects.filter(
+        test_set_id__in=test_set_ids, system_id__in=system_ids, signature__in=signatures
+    ).values_list("test_set_id", "system_id", "signature", "start", "stop", "seconds", "created_at")
+    stored = list(rows)
+    result: dict[int, StoredWork] = {}
+    for run in runs:
+        own_systems = set(systems[run.pk])
+        own_signatures = {item.signature for item in measures[run.pk]}
+        layout = chunk_layout(run.segment_count, run.chunk_size)
+        spans = set(layout)
+        result[run.pk] = StoredWork(
+            measures=measures[run.pk],
+            system_ids=systems[run.pk],
+            layout=layout,
+            scored={
+                (system_id, signature)
+                for test_set_id, system_id, signature in scored
+                if test_set_id == run.test_set_id
+                and system_id in own_systems
+                and signature in own_signatures
+            },
+            chunks={
+                (system_id, signature, start, stop): (seconds, created)
+                for test_set_id, system_id, signature, start, stop, seconds, created in stored
+                if test_set_id == run.test_set_id
+                and system_id in own_systems
+                and signature in own_signatures
+                and (start, stop) in spans
+            },
+        )
+    return result
+
+
 def run_progress(*, run: MetricRun) -> RunProgress:
     """Segments done / total per measure, elapsed and estimated remaining time.
 
-    Three queries. A (system, signature) with a stored score counts as complete; otherwise the
-    chunk rows of the run's layout count. The remaining time extrapolates the rate of the work
-    done by this run (reused results do not count toward the rate). Per measure, the times
-    are computing times from the stored chunks' ``seconds`` (``MeasureProgress``).
+    Four queries (``runs_stored_work``). A (system, signature) with a stored score counts as
+    complete; otherwise the chunk rows of the run's layout count. The remaining time
+    extrapolates the rate of the work done by this run (reused results do not count toward the
+    rate). Per measure, the times are computing times from the stored chunks' ``seconds``
+    (``MeasureProgress``).
     """
-    measures = list(run.measures.all())
-    signatures = [item.signature for item in measures]
-    system_ids = list(run.systems.values_list("pk", flat=True))
-    layout = set(chunk_layout(run.segment_count, run.chunk_size))
-    scored = set(
-        SystemScore.objects.filter(
-            test_set_id=run.test_set_id, system_id__in=system_ids, signature__in=signatures
-        ).values_list("system_id", "signature")
-    )
+    return _progress(run, runs_stored_work(runs=[run])[run.pk])
+
+
+def runs_progress(*, runs: Sequence[MetricRun]) -> dict[int, RunProgress]:
+    """``run_progress`` of several runs by run id, in the same four queries."""
+    work = runs_stored_work(runs=runs)
+    return {run.pk: _progress(run, work[run.pk]) for run in runs}
+
+
+def _progress(run: MetricRun, work: StoredWork) -> RunProgress:
     partial: dict[tuple[int, str], int] = defaultdict(int)
     chunks: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
-    for system_id, signature, start, stop, seconds, created in SegmentStatistics.objects.filter(
-        test_set_id=run.test_set_id, system_id__in=system_ids, signature__in=signatures
-    ).values_list("system_id", "signature", "start", "stop", "seconds", "created_at"):
-        if (start, stop) in layout:
-            partial[(system_id, signature)] += stop - start
-            fresh = run.started_at is not None and created >= run.started_at
-            chunks[signature].append((stop - start, seconds, fresh))
+    for (system_id, signature, start, stop), (seconds, created) in work.chunks.items():
+        partial[(system_id, signature)] += stop - start
+        fresh = run.started_at is not None and created >= run.started_at
+        chunks[signature].append((stop - start, seconds, fresh))
     per_system = run.segment_count
-    total = per_system * len(system_ids)
+    total = per_system * len(work.system_ids)
     progress: list[MeasureProgress] = []
-    for item in measures:
+    for item in work.measures:
         done = sum(
             per_system
-            if (system_id, item.signature) in scored
+            if (system_id, item.signature) in work.scored
             else min(partial[(system_id, item.signature)], per_system)
-            for system_id in system_ids
+            for system_id in work.system_ids
         )
         if run.status == MetricRun.Status.DONE:
             done = total
@@ -284,15 +373,6 @@ def run_progress(*, run: MetricRun) -> RunProgress:
         remaining_s=remaining,
         measures=progress,
         waiting_for_broker=run.status == MetricRun.Status.QUEUED and run.dispatched_at is None,
-    )
-
-
-def runs_stalled(*, older_than: timedelta) -> QuerySet[MetricRun]:
-    """Queued runs never handed to the broker for longer than ``older_than``."""
-    return MetricRun.objects.filter(
-        status=MetricRun.Status.QUEUED,
-        dispatched_at__isnull=True,
-        created_at__lt=timezone.now() - older_than,
     )
 
 
@@ -329,10 +409,6 @@ class ResultsTable:
     columns: list[ResultColumn]
     rows: list[ResultRow]
 
-    @property
-    def complete(self) -> bool:
-        return all(cell.score is not None for row in self.rows for cell in row.cells)
-
     def as_records(self) -> list[dict[str, Any]]:
         """One record per (system, measure), for CSV and JSON downloads."""
         return [
@@ -354,8 +430,6 @@ def run_results(*, run: MetricRun) -> ResultsTable:
 
     Three queries whatever the size (measures, systems, scores).
     """
-    from metrics.core import METRICS
-
     measures = list(run.measures.all())
     systems = list(run.systems.order_by("name"))
     values = {
@@ -457,208 +531,3 @@ def sentence_rows(
             )
         )
     return rows
-
-
-# --- reports -------------------------------------------------------------------------------
-
-
-def run_report_data(
-    *,
-    run: MetricRun,
-    author: str = "",
-    sentences_in_detail: bool = False,
-    include_sentences: bool = False,
-) -> Any:
-    """Plain data for ``metrics.reports.report_xml``: scores, options, signatures, test set.
-
-    ``sentences_in_detail`` adds per-sentence scores and statistics (spec §15 flag), and for
-    distance measures the distance to each reference (``<reference-distance>``): taken from
-    the stored statistics when the test set has one reference, computed again per reference
-    when it has several. ``include_sentences`` adds the texts as well.
-    """
-    from django.conf import settings
-
-    from metrics.core.base import VERSION
-
-    from .reports import ReportData, ReportMeasure, ReportSentence, ReportSystem
-
-    test_set = run.test_set
-    measures = list(run.measures.all())
-    systems = list(run.systems.order_by("name"))
-    stored = run_score_details(run=run)
-    sources, references = _segment_texts(test_set=test_set)
-    candidates = _system_candidates(
-        system_ids=[system.pk for system in systems], count=run.segment_count
-    )
-    arrays: dict[str, dict[int, SegmentArrays]] = {}
-    if sentences_in_detail:
-        arrays = {
-            item.signature: segment_arrays(
-                test_set=test_set, signature=item.signature, system_ids=[s.pk for s in systems]
-            )
-            for item in measures
-        }
-    report_systems = []
-    for system in systems:
-        scores = {}
-        for item in measures:
-            found = stored.get((system.pk, item.signature))
-            scores[item.signature] = (
-                (found.score, found.details) if found is not None else (None, {})
-            )
-        texts = candidates.get(system.pk, [""] * run.segment_count)
-        sentences = None
-        if sentences_in_detail:
-            sentences = [
-                ReportSentence(
-                    index=index,
-                    source=sources[index] if include_sentences else "",
-                    candidate=texts[index] if include_sentences else "",
-                    references=references[index] if include_sentences else [],
-                    scores={},
-                )
-                for index in range(run.segment_count)
-            ]
-            for item in measures:
-                found = arrays[item.signature].get(system.pk)
-                if found is not None:
-                    _add_sentence_numbers(sentences, item, found, texts, references)
-        report_systems.append(
-            ReportSystem(
-                name=system.name,
-                scores=scores,
-                statistics=_candidate_statistics(run, texts, references),
-                sentences=sentences,
-            )
-        )
-    version = getattr(settings, "EVALTRANS_VERSION", "") or "0.1.0"
-    finished = run.finished_at or run.created_at
-    return ReportData(
-        author=author or (run.created_by.get_username() if run.created_by else ""),
-        date=finished.isoformat(timespec="seconds"),
-        software=f"evaltrans {version}; measures version {VERSION}; run {run.pk}",
-        test_set={
-            "name": test_set.name,
-            "version": test_set.version,
-            "content_hash": test_set.content_hash,
-            "source_lang": test_set.source_lang,
-            "target_lang": test_set.target_lang,
-            "segments": run.segment_count,
-            "references": run.n_refs,
-        },
-        measures=[
-            ReportMeasure(item.measure, item.signature, dict(item.options)) for item in measures
-        ],
-        systems=report_systems,
-        comment=run.comment,
-        command_line=run.command_line,
-        include_sentences=include_sentences,
-    )
-
-
-def _candidate_statistics(
-    run: MetricRun, candidates: list[str], references: list[list[str]]
-) -> dict[str, Any]:
-    """Spec §17.2: sentences K, I_tot, references and the average reference length.
-
-    Lengths count whitespace-separated tokens of the stored texts; the reference length is
-    Σ_k of the mean length of segment k's references, comparable with I_tot.
-    """
-    return {
-        "sentences": run.segment_count,
-        "candidate_length": sum(len(text.split()) for text in candidates),
-        "references": run.n_refs,
-        "average_reference_length": math.fsum(
-            sum(len(text.split()) for text in refs) / len(refs) for refs in references if refs
-        ),
-    }
-
-
-def _add_sentence_numbers(
-    sentences: list[Any],
-    item: RunMeasure,
-    found: SegmentArrays,
-    candidates: list[str],
-    references: list[list[str]],
-) -> None:
-    """One measure's sentence scores, statistics and reference distances, in place."""
-    from metrics.core import get_metric
-
-    distances = None
-    if tuple(found.stat_names[:2]) == ("distance", "ref_length"):
-        measure = get_metric(item.measure)(**item.options)
-        distances = _reference_distances(measure, candidates, references, found.stats)
-    for index, sentence in enumerate(sentences):
-        value = float(found.sentence_scores[index])
-        sentence.scores[item.signature] = None if math.isnan(value) else value
-        sentence.stats[item.signature] = dict(
-            zip(found.stat_names, (float(x) for x in found.stats[index]), strict=False)
-        )
-        if distances is not None:
-            sentence.reference_distances[item.signature] = distances[index]
-
-
-def _reference_distances(
-    measure: Any,
-    candidates: list[str],
-    references: list[list[str]],
-    stats: npt.NDArray[np.float64],
-) -> list[list[tuple[int, float, float]]]:
-    """(reference number, distance, length) of every reference of every segment.
-
-    With one reference per segment the stored (d_k, L*_k) are that reference's (every
-    length rule agrees); with more, the measure is computed once per reference number.
-    """
-    if max((len(refs) for refs in references), default=0) <= 1:
-        return [
-            [(0, float(row[0]), float(row[1]))] if refs else []
-            for row, refs in zip(stats, references, strict=True)
-        ]
-    result: list[list[tuple[int, float, float]]] = [[] for _ in references]
-    for number in range(max(len(refs) for refs in references)):
-        single = [[refs[number]] if number < len(refs) else [] for refs in references]
-        rows = measure.statistics(candidates, single, None)
-        for index, refs in enumerate(single):
-            if refs:
-                result[index].append((number, float(rows[index][0]), float(rows[index][1])))
-    return result
-
-
-def _system_candidates(*, system_ids: list[int], count: int) -> dict[int, list[str]]:
-    """Candidate texts per system in segment order; a missing candidate counts as empty."""
-    texts: dict[int, list[str]] = {system_id: [""] * count for system_id in system_ids}
-    for system_id, index, text in Candidate.objects.filter(system_id__in=system_ids).values_list(
-        "system_id", "segment__index", "text"
-    ):
-        if index < count:
-            texts[system_id][index] = text
-    return texts
-
-
-def _segment_texts(*, test_set: TestSet) -> tuple[list[str], list[list[str]]]:
-    """Sources and references of every segment, in segment order (two queries).
-
-    References are in the test set's label order, the order the chunk tasks score them in,
-    so ``<reference nr="r">`` and ``<reference-distance nr="r">`` name the same reference.
-    """
-    from evaltrans.corpora.selectors import testset_reference_labels
-
-    sources = list(test_set.segments.order_by("index").values_list("source", flat=True))
-    rank = {label: n for n, label in enumerate(testset_reference_labels(test_set=test_set))}
-    collected: list[list[tuple[int, str]]] = [[] for _ in sources]
-    for index, label, text in Reference.objects.filter(segment__test_set=test_set).values_list(
-        "segment__index", "label", "text"
-    ):
-        collected[index].append((rank.get(label, len(rank)), text))
-    references = [
-        [text for _, text in sorted(refs, key=lambda item: item[0])] for refs in collected
-    ]
-    return sources, references
-
-
-def testset_by_name(*, name: str, version: int | None = None) -> TestSet | None:
-    """A test set by name: the given version, or the latest."""
-    test_sets = TestSet.objects.filter(name=name)
-    if version is not None:
-        return test_sets.filter(version=version).first()
-    return test_sets.order_by("-version").first()

@@ -8,7 +8,8 @@ import os
 import subprocess
 import sys
 
-from judging.humanscores.selectors import HumanSource, Judgment
+from judging.formats import JudgmentRecord
+from judging.humanscores.selectors import HumanSource
 from tests.conftest import PROJECT_DIR
 
 ROWS = [
@@ -20,14 +21,15 @@ SCRIPT = """
 import json, sys
 import django
 django.setup()
-from judging.humanscores.selectors import HumanSource, Judgment
-records = [Judgment(*row) for row in json.loads(sys.argv[1])]
+from judging.formats import JudgmentRecord
+from judging.humanscores.selectors import HumanSource
+records = [JudgmentRecord(*row) for row in json.loads(sys.argv[1])]
 print(HumanSource("set", 1, "x", "", None, records, {}, {}).fingerprint)
 """
 
 
 def _source(rows: list[list]) -> HumanSource:
-    return HumanSource("set", 1, "x", "", None, [Judgment(*row) for row in rows], {}, {})
+    return HumanSource("set", 1, "x", "", None, [JudgmentRecord(*row) for row in rows], {}, {})
 
 
 def _in_process(rows: list[list], hash_seed: int) -> str:

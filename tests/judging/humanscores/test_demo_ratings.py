@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from evaltrans.corpora.management.commands.load_demo import DEMO_NAME
+from evaltrans.corpora.management.commands.load_demo_corpus import DEMO_NAME
 from evaltrans.corpora.models import TestSet
 from judging.humanscores.models import JudgmentSet
 from judging.humanscores.services import DEMO_RATINGS_NAME

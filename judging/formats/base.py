@@ -1,0 +1,98 @@
+"""What every judgments parser shares: the record, the kinds, reading lines, the key check.
+
+The format modules import these from here (never from the package), so that
+``judging.formats`` can import the format modules to dispatch without a cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evaltrans.corpora.formats.base import CorpusFormatError, InputFile
+from metrics.core.human_scores import KIND_BAD_REF, KIND_REF, KIND_REPEAT, KIND_SYSTEM, KINDS
+
+
+@dataclass(frozen=True)
+class JudgmentRecord:
+    """One human judgment of one candidate for one aspect.
+
+    Stored as one row of an "external judgment" table keyed by (judgment set, system,
+    segment_id, judge, aspect, kind): ``kind`` belongs to the key because WMT shows a judge the
+    same candidate as a SYSTEM item and again as its REPEAT, BAD_REF or REF control. Read by the
+    statistics as a ``metrics.core.human_scores.JudgmentLike``.
+
+    Attributes:
+        system: system name (WMT's numeric suffix ``.7`` removed; the original is in ``extra``).
+        segment_id: the segment's id in the file, as text (``"177"``).
+        judge: the judge (WMT worker id, MQM rater, EvalTrans ``evaluator``).
+        aspect: ``"adequacy"``, ``"fluency"``, ``"mqm"``, ``"mqm-accuracy"``, ...
+        raw: the score on the judgment's own scale (DA 0-100, MQM -penalty, EvalTrans level),
+            or None when the file gives only a normalized score.
+        z_given: a normalized score shipped with the file (WMT's per-judge z), else None.
+        kind: one of :data:`KINDS`.
+        extra: everything else of the row (line number, HIT id, document, error counts, ...),
+            JSON-serializable.
+    """
+
+    system: str
+    segment_id: str
+    judge: str
+    aspect: str
+    raw: float | None
+    z_given: float | None = None
+    kind: str = KIND_SYSTEM
+    extra: dict[str, str | int | float] = field(default_factory=dict, compare=False)
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        """The record's identity within a judgment set."""
+        return (self.system, self.segment_id, self.judge, self.aspect, self.kind)
+
+
+def decode_lines(file: InputFile) -> list[str]:
+    """The file's text lines (UTF-8, an optional BOM dropped, line ends removed).
+
+    Raises:
+        CorpusFormatError: invalid UTF-8 (naming the line of the first bad byte) or an empty file.
+    """
+    try:
+        text = file.data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = file.data[: error.start].count(b"\n") + 1
+        raise CorpusFormatError(
+            file.name, f"not valid UTF-8 (byte 0x{file.data[error.start]:02x})", line
+        ) from None
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        raise CorpusFormatError(file.name, "the file is empty")
+    return text.splitlines()
+
+
+def check_unique(file: InputFile, records: list[JudgmentRecord]) -> None:
+    """Raise when two records share a key (the database could not store both)."""
+    seen: dict[tuple[str, str, str, str, str], object] = {}
+    for record in records:
+        line = record.extra.get("line")
+        if record.key in seen:
+            system, segment, judge, aspect, kind = record.key
+            raise CorpusFormatError(
+                file.name,
+                f"judge {judge} scored {system} segment {segment} ({aspect}, {kind}) twice "
+                f"(first on line {seen[record.key]})",
+                int(line) if isinstance(line, int) else None,
+            )
+        seen[record.key] = line
+
+
+__all__ = [
+    "KINDS",
+    "KIND_BAD_REF",
+    "KIND_REF",
+    "KIND_REPEAT",
+    "KIND_SYSTEM",
+    "CorpusFormatError",
+    "InputFile",
+    "JudgmentRecord",
+    "check_unique",
+    "decode_lines",
+]
