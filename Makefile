@@ -25,6 +25,7 @@ demo: venv
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
 	$(PY) manage.py load_demo_campaign
+	$(PY) manage.py load_demo_runs
 
 # The site and one Celery worker on the embedded default; Ctrl-C stops both.
 run: demo

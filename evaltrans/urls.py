@@ -11,5 +11,6 @@ urlpatterns = [
     path("judging/", include("judging.urls")),
     path("human/", include("judging.humanscores.urls")),
     path("runs/", include("metrics.urls")),
+    path("correlation/", include("metrics.urls_correlation")),
     path("", include("evaltrans.corpora.urls")),
 ]

@@ -140,10 +140,14 @@ def segment_arrays(
         if chain is None:
             continue
         names = list(chain[0][0])
+        sentence_scores = np.concatenate([unpack_floats(item[2]) for item in chain])
         result[system_id] = SegmentArrays(
             stat_names=names,
-            stats=np.concatenate([unpack_floats(item[1], len(names)) for item in chain]),
-            sentence_scores=np.concatenate([unpack_floats(item[2]) for item in chain]),
+            # Imported (external) scores store sentence scores only: no statistics columns.
+            stats=np.concatenate([unpack_floats(item[1], len(names)) for item in chain])
+            if names
+            else np.empty((len(sentence_scores), 0)),
+            sentence_scores=sentence_scores,
             seconds=float(sum(item[3] for item in chain)),
         )
     return result

@@ -21,6 +21,7 @@ from metrics.forms import RunForm, option_field_name
 from metrics.measure_choices import RunError
 from metrics.models import MetricRun
 from metrics.selectors import runs as selectors
+from metrics.selectors.correlation import correlation_sources_for
 from metrics.services.dispatch import BrokerUnavailable
 from metrics.services.runs import metric_run_cancel, metric_run_start
 
@@ -87,6 +88,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "table": table,
         "measures": selectors.run_measures(run=run),
         "systems": selectors.run_systems(run=run),
+        "correlation_sources": correlation_sources_for(test_set=run.test_set),
     }
     return render(request, "metrics/run_detail.html", context)
 

@@ -1,0 +1,187 @@
+"""python manage.py correlate --human NAME (--run ID | --test-set NAME) --level system|segment …
+
+How well each stored measure result agrees with the human scores of a judgment set or campaign:
+a table (best per column marked) or, with --json, the JSON contract of docs/correlation.md.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from judging.humanscores.selectors import HumanSourceError, human_source_by_name
+from metrics.core.correlation import COEFFICIENTS, GROUPINGS
+from metrics.core.human_scores import WEIGHTING_CHOICES
+from metrics.core.resampling import DEFAULT_SEED
+from metrics.models import MetricRun
+from metrics.selectors.correlation import (
+    AGGREGATIONS,
+    DEFAULT_COEFFICIENTS,
+    LEVELS,
+    CorrelationTable,
+    MetaEvaluationError,
+    correlation_inputs,
+    correlation_table,
+    human_side,
+    measure_results,
+)
+from metrics.selectors.texts import testset_by_name
+
+NO_RUN = "no run with id {pk}"
+NO_TEST_SET = "no test set named {name!r}"
+OTHER_TEST_SET = "{human!r} scores test set {theirs!r}, not {ours!r}"
+NO_JUDGMENTS = "{name!r} has no judgments"
+UNKNOWN_ASPECT = "{name!r} has no aspect {aspect!r} (it has: {known})"
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+class Command(BaseCommand):
+    help = "Correlation of stored measure results with human scores (meta-evaluation)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--human", required=True, help="Judgment set or campaign name.")
+        parser.add_argument(
+            "--aspect", help="Human aspect (default: the first; 'adequacy+fluency' for A+F)."
+        )
+        parser.add_argument(
+            "--normalized", action="store_true", help="Per-judge normalized scores (default raw)."
+        )
+        parser.add_argument(
+            "--weighting",
+            choices=WEIGHTING_CHOICES,
+            help="Human system-score weights, as for human_scores (default: reference length).",
+        )
+        which = parser.add_mutually_exclusive_group(required=True)
+        which.add_argument("--run", type=int, help="Correlate the measures of this run.")
+        which.add_argument(
+            "--test-set", help="Correlate every stored result of this test set (latest version)."
+        )
+        parser.add_argument("--measures", default="", help="Only these measures (comma list).")
+        parser.add_argument("--level", required=True, choices=LEVELS)
+        parser.add_argument("--grouping", default="none", choices=GROUPINGS)
+        parser.add_argument(
+            "--coefficients",
+            default=",".join(DEFAULT_COEFFICIENTS),
+            help=f"Comma list of: {', '.join(COEFFICIENTS)}.",
+        )
+        parser.add_argument("--aggregation", default="corpus", choices=AGGREGATIONS)
+        parser.add_argument(
+            "--include-human-systems",
+            action="store_true",
+            help="Keep human translations judged as systems (left out by default).",
+        )
+        parser.add_argument(
+            "--bootstrap", type=int, default=0, help="Bootstrap resamples for every interval."
+        )
+        parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+        parser.add_argument("--json", action="store_true", help="Print JSON.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            table = self._table(options)
+        except (MetaEvaluationError, HumanSourceError) as error:
+            raise CommandError(str(error)) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(table.as_dict(), indent=2))
+        else:
+            self.stdout.write(format_table(table))
+
+    def _table(self, options: dict[str, Any]) -> CorrelationTable:
+        source = human_source_by_name(name=options["human"])
+        if not source.records:
+            raise MetaEvaluationError(NO_JUDGMENTS.format(name=source.name))
+        aspect = options["aspect"] or source.score_aspects[0]
+        if aspect not in source.score_aspects:
+            raise MetaEvaluationError(
+                UNKNOWN_ASPECT.format(
+                    name=source.name, aspect=aspect, known=", ".join(source.score_aspects)
+                )
+            )
+        run = None
+        if options["run"] is not None:
+            run = MetricRun.objects.select_related("test_set").filter(pk=options["run"]).first()
+            if run is None:
+                raise MetaEvaluationError(NO_RUN.format(pk=options["run"]))
+            test_set = run.test_set
+        else:
+            test_set = testset_by_name(name=options["test_set"])
+            if test_set is None:
+                raise MetaEvaluationError(NO_TEST_SET.format(name=options["test_set"]))
+        if source.test_set is not None and source.test_set.pk != test_set.pk:
+            raise MetaEvaluationError(
+                OTHER_TEST_SET.format(
+                    human=source.name, theirs=str(source.test_set), ours=str(test_set)
+                )
+            )
+        human = human_side(
+            source=source,
+            aspect=aspect,
+            normalized=options["normalized"],
+            weighting=options["weighting"],
+        )
+        results = measure_results(test_set=test_set, run=run, measures=_names(options["measures"]))
+        inputs = correlation_inputs(
+            test_set=test_set,
+            human=human,
+            results=results,
+            aggregation=options["aggregation"],
+            include_human_systems=options["include_human_systems"],
+        )
+        return correlation_table(
+            inputs,
+            level=options["level"],
+            grouping=options["grouping"],
+            coefficients=_names(options["coefficients"]),
+            bootstrap=options["bootstrap"],
+            seed=options["seed"],
+        )
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def format_table(table: CorrelationTable) -> str:
+    """One row per measure setting, one column per coefficient (value [CI]), * = best."""
+    inputs = table.inputs
+    human = inputs.human
+    header = ["measure", *table.coefficients]
+    rows = []
+    for measure in inputs.measures:
+        row = [measure.label + (" (negated)" if measure.negated else "")]
+        for coefficient in table.coefficients:
+            cell = table.cell(measure.signature, coefficient)
+            text = _number(cell.value) + ("*" if cell.best else "")
+            if cell.ci:
+                text += f" [{cell.ci[0]:.3f}, {cell.ci[1]:.3f}]"
+            row.append(text)
+        rows.append(row)
+    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(text.ljust(width) for text, width in zip(line, widths, strict=True)).rstrip()
+        for line in [header, ["-" * width for width in widths], *rows]
+    ]
+    grouping = f", grouping {table.grouping}" if table.level == "segment" else ""
+    skipped = max((cell.groups_skipped for cell in table.cells), default=0)
+    lines += [
+        "",
+        f"{table.level} level{grouping}; measures aggregated by {table.aggregation}; "
+        f"human: {human.name!r}, {human.aspect} ({human.view}"
+        + (", negated" if human.negated else "")
+        + f", {human.judgments} judgments)",
+        f"{len(inputs.systems)} systems, {len(inputs.items)} judged segments; * = best per "
+        "column; error measures negated so that positive = agreement",
+    ]
+    if skipped:
+        lines.append(f"groups skipped (fewer than 2 judged cells or constant): up to {skipped}")
+    if inputs.excluded:
+        lines.append(
+            "left out: "
+            + ", ".join(f"{name} ({why})" for name, why in sorted(inputs.excluded.items()))
+        )
+    return "\n".join(lines)

@@ -1,0 +1,80 @@
+"""A viewer opens the correlation matrix of the demo in Chromium, switches coefficient and
+grouping, opens a scatter plot from a value, switches to segment level and clicks a point,
+which opens that segment in the test-set browser; screenshots are kept as test artifacts."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from evaltrans.roles import VIEWERS_GROUP
+from judging.humanscores.models import JudgmentSet
+from judging.humanscores.services import DEMO_RATINGS_NAME
+from tests.conftest import make_user
+
+from .conftest import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+FIRST_POINT = """(element) => {
+  const layout = element._fullLayout, trace = element._fullData.find(t => t.x && t.x.length);
+  const xa = layout.xaxis, ya = layout.yaxis;
+  for (let k = 0; k < trace.x.length; k++) {
+    const x = xa.d2p(trace.x[k]), y = ya.d2p(trace.y[k]);
+    if (x >= 0 && x <= xa._length && y >= 0 && y <= ya._length) {
+      return {x: xa._offset + x, y: ya._offset + y};
+    }
+  }
+  return null;
+}"""
+
+
+def test_a_viewer_explores_the_matrix_and_opens_a_segment_from_the_scatter(live_server, page):
+    call_command("load_demo", "--force", stdout=StringIO())
+    call_command("load_demo_runs", stdout=StringIO())
+    make_user("reader", group=VIEWERS_GROUP)
+    assert JudgmentSet.objects.filter(name=DEMO_RATINGS_NAME).exists()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "reader")
+    page.fill("#id_password", "pw-reader")
+    page.click("button[type=submit]")
+
+    page.click("nav >> text=Correlation")
+    page.click(f"#correlation-sources >> text={DEMO_RATINGS_NAME}")
+    page.wait_for_selector("#matrix-figure .main-svg")
+    assert page.locator("#matrix-table tbody tr").count() == 7
+    assert page.locator("#matrix-table td.best").count() >= 12
+    screenshot(page, "correlation-matrix-pearson")
+
+    page.select_option("select[name=coefficient]", "kendall-b")
+    page.wait_for_url("**coefficient=kendall-b**")
+    page.wait_for_selector("#matrix-figure .main-svg")
+    page.select_option("select[name=grouping]", "item")
+    page.wait_for_url("**grouping=item**")
+    page.wait_for_selector("#matrix-figure .main-svg")
+    screenshot(page, "correlation-matrix-kendall-item")
+
+    # Sorting by a column puts its best value first.
+    page.click("#matrix-table thead th >> nth=1")
+    first = page.locator("#matrix-table tbody tr >> nth=0 >> td >> nth=0")
+    assert "best" in (first.get_attribute("class") or "")
+
+    # A value opens its scatter plot at that level.
+    page.click("#matrix-table tbody tr >> nth=0 >> td >> nth=0 >> a")
+    page.wait_for_selector("#scatter-figure .main-svg")
+    page.wait_for_selector("#ranking-figure .main-svg")
+    assert page.locator("#ranking-table tbody tr").count() == 13
+    screenshot(page, "correlation-scatter-system")
+
+    page.click("text=Segments: scatter & disagreements")
+    page.wait_for_selector("#scatter-figure .main-svg")
+    assert page.locator("#disagreement-table tbody tr").count() == 25
+    screenshot(page, "correlation-scatter-segment")
+    figure = page.locator("#scatter-figure")
+    point = figure.evaluate(FIRST_POINT)
+    box = figure.bounding_box()
+    page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
+    page.wait_for_url("**#seg-*")
+    assert page.locator(".segment").count() >= 1
