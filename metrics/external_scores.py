@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from evaltrans.corpora.formats.base import CorpusFormatError, InputFile
 from evaltrans.corpora.formats.reading import is_blank, split_lines
 from metrics.core import METRICS
+from metrics.human_systems import is_human_system
 
 FORMATS = ("mtme-seg", "mtme-sys", "tsv")
 DEFAULT_SIGNATURE = "unspecified"
@@ -183,6 +184,8 @@ def parse_seg_scores(
     last_line: dict[str, int] = {}
     for number, fields in _rows(file, SYSTEM_SCORE_LAYOUT, 2):
         name = _system(file, number, fields[0], known, systems)
+        if name is None:
+            continue
         values = scores.setdefault(name, [])
         if len(values) == segment_count:
             raise CorpusFormatError(
@@ -209,6 +212,8 @@ def parse_sys_scores(file: InputFile, *, systems: Sequence[str]) -> dict[str, fl
     first_line: dict[str, int] = {}
     for number, fields in _rows(file, SYSTEM_SCORE_LAYOUT, 2):
         name = _system(file, number, fields[0], known, systems)
+        if name is None:
+            continue
         if name in scores:
             raise CorpusFormatError(
                 file.name, DUPLICATE_SYSTEM.format(name=name, first=first_line[name]), number
@@ -233,6 +238,8 @@ def parse_tsv(
             raise CorpusFormatError(file.name, NO_SCORES)
     for number, (system, segment, score) in rows:
         name = _system(file, number, system, known, systems)
+        if name is None:
+            continue
         index = _segment(file, number, segment, segment_count)
         if (name, index) in first_line:
             raise CorpusFormatError(
@@ -280,10 +287,13 @@ def _rows(file: InputFile, layout: str, width: int) -> list[tuple[int, list[str]
 
 def _system(
     file: InputFile, number: int, text: str, known: set[str], systems: Sequence[str]
-) -> str:
+) -> str | None:
+    """The system of a line; None for a human translation's line, which is skipped."""
     name = text.strip()
     if not name:
         raise CorpusFormatError(file.name, EMPTY_SYSTEM, number)
+    if name not in known and is_human_system(name):
+        return None  # a human translation scored as a system (mt-metrics-eval's refA lines)
     if name not in known:
         raise CorpusFormatError(
             file.name,

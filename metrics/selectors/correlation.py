@@ -28,7 +28,6 @@ A system's measure score at system level is, by ``aggregation``:
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from metrics.core.correlation import (
 )
 from metrics.core.human_scores import HumanScoresError
 from metrics.core.resampling import DEFAULT_SEED
+from metrics.human_systems import is_human_system
 from metrics.models import MetricRun, SystemScore
 from metrics.selectors.runs import segment_arrays
 
@@ -68,8 +68,6 @@ DEFAULT_COEFFICIENTS = ("pearson", "spearman", "kendall-b")
 ERROR_ASPECTS = frozenset({"hter", "mqm-penalty", "errors"})
 """Human aspects where lower is better. MQM scores are stored as minus the penalty, DA and the
 LDC scales grow with quality: none of those is negated."""
-
-HUMAN_SYSTEM_NAME = re.compile(r"^(?i:ref|reference|human)($|[-_. ]|[A-Z0-9])")
 
 NOT_ATTACHED = (
     "{name!r} is not attached to a test set, so there are no measure scores to correlate with"
@@ -265,11 +263,6 @@ def measure_results(
             )
         )
     return results
-
-
-def is_human_system(name: str, reference_labels: set[str]) -> bool:
-    """A human translation scored as a system (see the module docstring)."""
-    return name in reference_labels or bool(HUMAN_SYSTEM_NAME.match(name))
 
 
 # --------------------------------------------------------------------------- matrices

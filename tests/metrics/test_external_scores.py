@@ -111,6 +111,32 @@ def test_seg_and_sys_files_give_sentence_and_system_scores(test_set, tmp_path):
     assert [a.stats.shape for a in arrays.values()] == [(8, 0), (8, 0)]
 
 
+def test_lines_of_human_translations_are_skipped_as_mt_metrics_eval_files_have_them(
+    test_set, tmp_path
+):
+    seg = seg_text() + "".join(f"refA\t{0.9}\n" for _ in range(8))
+    sys = "refA\t0.9\n" + sys_text()
+    import_scores("--name", "COMET-22", "--higher-is-better",
+                  "--mtme-seg", write(tmp_path, "a.seg.score", seg),
+                  "--mtme-sys", write(tmp_path, "a.sys.score", sys))  # fmt: skip
+    assert result_of(test_set, "COMET-22").corpus == SYS
+    with pytest.raises(CommandError, match="system 'refinement' is not in the test set"):
+        import_scores("--name", "X", "--higher-is-better",
+                      "--mtme-sys", write(tmp_path, "b.sys.score", "refinement\t1\n" + sys_text()))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, human",
+    [("ref", True), ("refA", True), ("ref-B", True), ("Human-A.0", True), ("reference", True),
+     ("refinement", False), ("Online-W", False), ("humane-mt", False)],
+)  # fmt: skip
+def test_which_names_are_human_translations(name, human):
+    from metrics.human_systems import is_human_system
+
+    assert is_human_system(name) is human
+    assert is_human_system(name, {name}) is True
+
+
 def test_seg_only_system_score_is_the_mean_of_the_sentence_scores(test_set, tmp_path):
     scores = {"sys-a": [*SEG["sys-a"][:7], "None"], "sys-b": SEG["sys-b"]}
     out = import_scores("--name", "BLEURT-20", "--higher-is-better",

@@ -59,12 +59,33 @@ def williams_p(r_a: FloatArray, r_b: FloatArray, r_ab: FloatArray, n: FloatArray
 def _williams(hy: FloatArray, mx: FloatArray, valid: BoolArray) -> FloatArray:
     measures = mx.shape[0]
     p = np.full((measures, measures), np.nan)
+    shared = np.all(valid == valid[:1], axis=tuple(range(1, valid.ndim)))
+    if shared.all():
+        # The usual case: every measure scored the same cells, so one product gives every
+        # pair's r_ab at once instead of one pass over the data per pair.
+        return _williams_shared(hy, mx, valid[0])
     for i, j in itertools.permutations(range(measures), 2):
         common = (valid[i] & valid[j])[None]
         r_a, n = pearson_exact(hy, mx[i : i + 1], common)
         r_b, _ = pearson_exact(hy, mx[j : j + 1], common)
         r_ab, _ = pearson_exact(mx[i], mx[j : j + 1], common)
         p[i, j] = williams_p(r_a[0, 0], r_b[0, 0], r_ab[0, 0], n[0, 0])
+    return p
+
+
+def _williams_shared(hy: FloatArray, mx: FloatArray, mask: BoolArray) -> FloatArray:
+    """:func:`_williams` when every measure has the same valid cells ``mask``."""
+    measures = mx.shape[0]
+    r_h, n = pearson_exact(hy, mx, np.broadcast_to(mask, mx.shape))
+    x = mx[:, mask]
+    centred = x - x.mean(axis=1, keepdims=True)
+    norms = np.sqrt((centred * centred).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_ab = np.clip((centred @ centred.T) / np.outer(norms, norms), -1.0, 1.0)
+    r_a = np.repeat(r_h[:, :1], measures, axis=1)
+    p = williams_p(r_a, r_a.T, r_ab, np.full((measures, measures), n[0, 0]))
+    p[np.isnan(r_a) | np.isnan(r_a.T)] = np.nan
+    np.fill_diagonal(p, np.nan)
     return p
 
 

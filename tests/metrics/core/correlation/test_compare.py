@@ -282,3 +282,26 @@ def test_scores_permutation_with_recalibrated_ties() -> None:
         block_size=30,
     )
     assert p[0, 1] < 0.1 and p[0, 2] == 1.0
+
+
+def test_williams_with_shared_cells_equals_the_per_pair_computation():
+    """The one-product path (every measure scored the same cells) against the per-pair one."""
+    comparison = importlib.import_module("metrics.core.correlation.comparison")
+
+    rng = np.random.default_rng(1)
+    for trial in range(10):
+        human = rng.normal(size=(5, 40))
+        scale = rng.uniform(0, 1, (6, 1, 1))
+        measures = human[None] * scale + rng.normal(size=(6, 5, 40))
+        if trial % 3 == 0:
+            measures[2] = 1.0  # a constant measure: NaN everywhere it takes part
+        hy, mx = human.reshape(1, -1), measures.reshape(6, 1, -1)
+        fast = comparison._williams_shared(hy, mx, np.ones(mx.shape[1:], bool))
+        slow = np.full((6, 6), np.nan)
+        for i, j in itertools.permutations(range(6), 2):
+            common = np.ones((1, 1, mx.shape[2]), bool)
+            r_a, n = comparison.pearson_exact(hy, mx[i : i + 1], common)
+            r_b, _ = comparison.pearson_exact(hy, mx[j : j + 1], common)
+            r_ab, _ = comparison.pearson_exact(mx[i], mx[j : j + 1], common)
+            slow[i, j] = comparison.williams_p(r_a[0, 0], r_b[0, 0], r_ab[0, 0], n[0, 0])
+        np.testing.assert_allclose(fast, slow, atol=1e-12)
