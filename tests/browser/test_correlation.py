@@ -78,3 +78,28 @@ def test_a_viewer_explores_the_matrix_and_opens_a_segment_from_the_scatter(live_
     page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
     page.wait_for_url("**#seg-*")
     assert page.locator(".segment").count() >= 1
+
+
+def test_an_admin_runs_a_settings_sweep_and_sees_every_value(live_server, page):
+    call_command("load_demo", "--force", stdout=StringIO())
+    call_command("load_demo_runs", stdout=StringIO())
+    make_user("boss", staff=True)
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "boss")
+    page.fill("#id_password", "pw-boss")
+    page.click("button[type=submit]")
+    page.click("nav >> text=Correlation")
+    page.click(f"#correlation-sources >> text={DEMO_RATINGS_NAME}")
+    page.click("text=Settings sweep")
+    page.select_option("#sweep-measure", "cder")
+    page.wait_for_url("**measure=cder**")
+    page.select_option("select[name=option]", "pad-rule")
+    page.wait_for_url("**option=pad-rule**")
+    assert page.locator("#sweep-missing").is_visible()
+    page.click("#sweep-start button")
+    page.wait_for_url("**run=**")
+    page.wait_for_selector("#sweep-figure .main-svg")
+    assert page.locator("#sweep-missing").count() == 0
+    assert page.locator("#sweep-table tbody tr").count() == 4
+    assert page.locator("#sweep-table >> text=not computed").count() == 0
+    screenshot(page, "correlation-sweep-cder-pad-rule")
