@@ -11,6 +11,11 @@ The DP itself is the compiled kernel of :mod:`metrics.core.kernels`, used both f
 the grid that :func:`grid_and_path` backtraces (spec §9.6 tie-breaking).
 
 Alignments are plain dataclasses; ``as_dict()`` gives JSON-serialisable dicts for drawing grids.
+``operations`` are the edges of the word path (or PER's matched pairs, INVWER's leaves);
+``charged_operations``, where a measure sets it, lists every operation whose cost makes up
+the distance (TER's shifts before the path, INVWER's inversions, CDER's coverage penalties
+and its second direction), so that ``Alignment.cost()`` equals ``distance`` for every measure.
+:func:`optimal_edges` lists the grid edges of every co-optimal path.
 """
 
 from __future__ import annotations
@@ -34,14 +39,24 @@ SubstitutionMatrix = Callable[[Sequence[str], Sequence[str]], FloatArray]
 TIE_TOLERANCE = 1e-9
 
 
+EDIT_KINDS = ("match", "substitute", "insert", "delete", "jump", "shift", "inversion", "penalty")
+"""Every ``EditOp.kind``, in the order the command line documents them."""
+
+
 @dataclass
 class EditOp:
-    """One edge of an alignment path.
+    """One edge of an alignment path, or one other operation that costs.
 
     ``kind`` is ``match``, ``substitute``, ``insert`` (a reference word without counterpart),
-    ``delete`` (a candidate word without counterpart), ``jump`` (CDER long jump) or ``shift``
-    (TER block shift). ``hyp_index``/``ref_index`` are 0-based word positions (None where the
-    edge consumes no word of that side); ``source``/``target`` are grid nodes (i, l).
+    ``delete`` (a candidate word without counterpart), ``jump`` (CDER/LJWER long jump),
+    ``shift`` (TER block shift), ``inversion`` (an inverted INVWER block) or ``penalty`` (a
+    CDER coverage penalty). ``hyp_index``/``ref_index`` are 0-based word positions (None where
+    the edge consumes no word of that side); ``source``/``target`` are grid nodes (i, l).
+
+    ``hyp_span``/``ref_span`` are half-open word spans for operations on several words (a
+    shifted or inverted block, an m-gram); None means the span is the one word of
+    ``hyp_index``/``ref_index``. ``detail`` holds kind-specific facts (a shift's target, an
+    m-gram's order and words, the direction of a CDER path), printed with the operation.
     """
 
     kind: str
@@ -50,6 +65,19 @@ class EditOp:
     cost: float
     source: tuple[int, int] | None = None
     target: tuple[int, int] | None = None
+    hyp_span: tuple[int, int] | None = None
+    ref_span: tuple[int, int] | None = None
+    detail: dict[str, Any] | None = None
+
+    def spans(self) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+        """(hyp, ref) half-open word spans the operation consumes; None for no word."""
+        hyp = self.hyp_span
+        if hyp is None and self.hyp_index is not None:
+            hyp = (self.hyp_index, self.hyp_index + 1)
+        ref = self.ref_span
+        if ref is None and self.ref_index is not None:
+            ref = (self.ref_index, self.ref_index + 1)
+        return hyp, ref
 
 
 @dataclass
@@ -63,6 +91,16 @@ class Alignment:
     operations: list[EditOp]
     grid: list[list[float]] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    charged_operations: list[EditOp] | None = None
+    """Where set, the operations whose costs add up to ``distance`` (None: ``operations``)."""
+
+    def costed_operations(self) -> list[EditOp]:
+        """The operations whose costs add up to ``distance``, in reading order."""
+        return self.operations if self.charged_operations is None else self.charged_operations
+
+    def cost(self) -> float:
+        """Σ cost of :meth:`costed_operations`: the distance, up to rounding."""
+        return float(sum(op.cost for op in self.costed_operations()))
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-serialisable form; infinite grid cells become None."""
@@ -70,6 +108,32 @@ class Alignment:
         if self.grid is not None:
             data["grid"] = [[None if math.isinf(v) else v for v in row] for row in self.grid]
         return data
+
+
+_SWAPPED_KINDS = {"insert": "delete", "delete": "insert"}
+
+
+def transposed(op: EditOp) -> EditOp:
+    """The same operation with the roles of candidate and reference swapped (an insertion
+    becomes a deletion, spans and grid nodes are mirrored)."""
+    return EditOp(
+        _SWAPPED_KINDS.get(op.kind, op.kind),
+        op.ref_index,
+        op.hyp_index,
+        op.cost,
+        None if op.source is None else (op.source[1], op.source[0]),
+        None if op.target is None else (op.target[1], op.target[0]),
+        op.ref_span,
+        op.hyp_span,
+        op.detail,
+    )
+
+
+def weighted(op: EditOp, weight: float, **detail: Any) -> EditOp:
+    """A copy of ``op`` with its cost times ``weight`` and ``detail`` added."""
+    return dataclasses.replace(
+        op, cost=op.cost * weight, detail={**(op.detail or {}), **detail} or None
+    )
 
 
 def unit_substitution_matrix(hyp: Sequence[str], ref: Sequence[str]) -> FloatArray:
@@ -226,3 +290,57 @@ def coverage(path: Sequence[EditOp], hyp_length: int) -> list[int]:
         if op.hyp_index is not None and op.kind in ("match", "substitute", "delete"):
             counts[op.hyp_index] += 1
     return counts
+
+
+def optimal_edges(
+    sub: FloatArray,
+    *,
+    c_ins: float = 1.0,
+    c_del: float = 1.0,
+    jump_cost: float | None = None,
+    start_fixed: bool = True,
+    end_fixed: bool = True,
+) -> list[EditOp]:
+    """Every grid edge that lies on some cost-optimal path (all co-optimal paths at once).
+
+    F is the DP grid from the start, B the cost from a node to the end: the grid of the
+    reversed pair (the edge set is symmetric under reversal, a free start becoming a free
+    end), read backwards. An edge u → v of cost c is on an optimal path iff
+    F(u) + c + B(v) = d. Long jumps are listed too (within a row, any column to any other).
+    Edges come in the order of their target node (row, then column).
+    """
+    options = {"c_ins": c_ins, "c_del": c_del}
+    jump = NO_JUMP if jump_cost is None else jump_cost
+    distance, forward = distance_grid(
+        sub, jump_cost=jump, start_fixed=start_fixed, end_fixed=end_fixed, **options
+    )
+    _, reverse = distance_grid(
+        np.ascontiguousarray(sub[::-1, ::-1]),
+        jump_cost=jump,
+        start_fixed=end_fixed,
+        end_fixed=start_fixed,
+        **options,
+    )
+    backward = reverse[::-1, ::-1]
+    limit = distance + TIE_TOLERANCE
+    edges: list[EditOp] = []
+    height, width = forward.shape
+    for j in range(height):
+        for i in range(width):
+            rest = backward[j, i]
+            if j > 0 and i > 0 and forward[j - 1, i - 1] + sub[i - 1, j - 1] + rest <= limit:
+                cost = float(sub[i - 1, j - 1])
+                kind = "match" if cost == 0 else "substitute"
+                edges.append(EditOp(kind, i - 1, j - 1, cost, (i - 1, j - 1), (i, j)))
+            if j > 0 and forward[j - 1, i] + c_ins + rest <= limit:
+                edges.append(EditOp("insert", None, j - 1, c_ins, (i, j - 1), (i, j)))
+            if i > 0 and forward[j, i - 1] + c_del + rest <= limit:
+                edges.append(EditOp("delete", i - 1, None, c_del, (i - 1, j), (i, j)))
+            if jump_cost is not None:
+                sources = np.flatnonzero(forward[j] + jump_cost + rest <= limit)
+                edges.extend(
+                    EditOp("jump", None, None, jump_cost, (int(k), j), (i, j))
+                    for k in sources
+                    if k != i
+                )
+    return edges

@@ -29,7 +29,16 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .alignment import Alignment, EditOp, coverage, edit_distances, grid_and_path
+from .alignment import (
+    Alignment,
+    EditOp,
+    coverage,
+    edit_distances,
+    grid_and_path,
+    optimal_edges,
+    transposed,
+    weighted,
+)
 from .base import Option
 from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
 from .preprocessing import PAD_RULES
@@ -139,14 +148,58 @@ class CDER(ErrorRateMeasure):
             return (forward + backward) / 2
         return np.maximum(forward, backward)
 
+    def penalty_operations(
+        self, path: Sequence[EditOp], hyp_length: int, ref_length: int
+    ) -> list[EditOp]:
+        """The ``coverage-rule`` penalty of one path as ``penalty`` operations (in the path's
+        orientation): one per candidate word covered 0 or ≥ 2 times (Eq. 4.18), one for the
+        excess length (Eq. 4.17), each halved under ``half``; their costs sum to
+        :meth:`penalty`."""
+        rule = self.values["coverage-rule"]
+        share = 0.5 if rule == "half" else 1.0
+        operations = []
+        if rule in ("length", "half"):
+            excess = length_penalty(hyp_length, ref_length)
+            if excess:
+                operations.append(
+                    EditOp("penalty", None, None, share * excess, detail={"penalty": "length"})
+                )
+        if rule in ("miscoverage", "half"):
+            for i, count in enumerate(coverage(path, hyp_length)):
+                if count != 1:
+                    cost = share * (1 if count == 0 else count - 1)
+                    detail = {"penalty": "miscoverage", "coverage": count}
+                    operations.append(EditOp("penalty", i, None, cost, detail=detail))
+        return operations
+
     def directed_alignment(
-        self, hyp: Sequence[str], ref: Sequence[str], backward: bool
+        self,
+        hyp: Sequence[str],
+        ref: Sequence[str],
+        backward: bool,
+        all_paths: bool = False,
     ) -> Alignment:
-        """Grid, path, coverage and penalty of one direction (backward: columns are ref words)."""
+        """Grid, path, coverage and penalty of one direction (backward: columns are ref words).
+
+        ``charged_operations`` holds the path and its penalty operations in candidate/reference
+        orientation (backward paths transposed), each marked with its direction.
+        """
         rows_side, columns_side = (hyp, ref) if backward else (ref, hyp)
         sub = self._substitution(backward)(columns_side, rows_side)
         distance, grid, path = grid_and_path(columns_side, rows_side, sub, **self._path_options)
         penalty = self.penalty(path, len(columns_side), len(rows_side))
+        name = "backward" if backward else "forward"
+        charged = path + self.penalty_operations(path, len(columns_side), len(rows_side))
+        if backward:
+            charged = [transposed(op) for op in charged]
+        extras = {
+            "direction": name,
+            "cdcd_distance": distance,
+            "penalty": penalty,
+            "coverage": coverage(path, len(columns_side)),
+        }
+        if all_paths:
+            extras["optimal_edges"] = optimal_edges(sub, **self._path_options)  # type: ignore[arg-type]
         return Alignment(
             self.name,
             list(hyp),
@@ -154,25 +207,43 @@ class CDER(ErrorRateMeasure):
             distance + penalty,
             path,
             grid.tolist(),
-            {
-                "direction": "backward" if backward else "forward",
-                "cdcd_distance": distance,
-                "penalty": penalty,
-                "coverage": coverage(path, len(columns_side)),
-            },
+            extras,
+            [weighted(op, 1.0, direction=name) for op in charged],
         )
 
-    def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
+    def align(
+        self, hyp: str, ref: str, grid: bool = False, all_paths: bool = False
+    ) -> Alignment:
         """Forward alignment (backward for ``direction=backward``); other directions add the
-        backward alignment under ``extras["backward"]`` and use the combined distance."""
+        backward alignment under ``extras["backward"]`` and use the combined distance.
+
+        ``extras["coverage"]`` counts how often each column word (candidate words forward,
+        reference words backward) is consumed by a diagonal or deletion edge (0, 1 or ≥ 2).
+        ``charged_operations`` adds up to the distance: the path (transposed into
+        candidate/reference orientation when backward) and its ``penalty`` operations; for
+        ``bidirectional`` both directions' at half cost, for ``maximum`` the larger
+        direction's (forward on ties). ``all_paths`` adds ``extras["optimal_edges"]``, every
+        grid edge on some path of least d_CDCD (the penalty is not part of it).
+        """
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
         direction = self.values["direction"]
-        main = self.directed_alignment(hyp_tokens, ref_tokens, backward=direction == "backward")
+        main = self.directed_alignment(
+            hyp_tokens, ref_tokens, backward=direction == "backward", all_paths=all_paths
+        )
         if direction in ("bidirectional", "maximum"):
-            other = self.directed_alignment(hyp_tokens, ref_tokens, backward=True)
-            combine = max if direction == "maximum" else (lambda a, b: (a + b) / 2)
+            other = self.directed_alignment(hyp_tokens, ref_tokens, True, all_paths)
+            assert main.charged_operations is not None and other.charged_operations is not None
             main.extras["backward"] = other.as_dict() if grid else {**other.as_dict(), "grid": None}
-            main.distance = combine(main.distance, other.distance)
+            if direction == "maximum":
+                larger = other if other.distance > main.distance else main
+                main.charged_operations = larger.charged_operations
+                main.distance = larger.distance
+            else:
+                main.charged_operations = [
+                    weighted(op, 0.5)
+                    for op in main.charged_operations + other.charged_operations
+                ]
+                main.distance = (main.distance + other.distance) / 2
         if not grid:
             main.grid = None
         return main

@@ -17,9 +17,9 @@ import numpy as np
 import numpy.typing as npt
 
 from .alignment import Alignment
-from .base import Option, Score, Statistics, TextMeasure, check_lengths
+from .base import MeasureError, Option, Score, Statistics, TextMeasure, check_lengths
 from .preprocessing import TOKENIZERS
-from .reflength import DISTANCE_RULES, distance_reference_length
+from .reflength import DISTANCE_RULES, distance_reference_choice
 
 Tokens = tuple[str, ...]
 TokenPair = tuple[Tokens, Tokens]
@@ -54,7 +54,8 @@ class ErrorRateMeasure(TextMeasure):
     """A distance measure normalised by a reference length; lower is better, in percent.
 
     Subclasses implement :meth:`pair_distances` (one distance per (hyp, ref) token pair) and
-    :meth:`align`.
+    :meth:`align`; :meth:`align_refs` aligns against the reference the segment's statistics
+    use.
     """
 
     stat_names: ClassVar[tuple[str, ...]] = ("distance", "ref_length")
@@ -78,6 +79,33 @@ class ErrorRateMeasure(TextMeasure):
     @abc.abstractmethod
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
         """The best alignment of one sentence pair (and the DP grid on request)."""
+
+    def align_refs(
+        self, hyp: str, refs: Sequence[str], grid: bool = False, **options: Any
+    ) -> Alignment:
+        """The alignment against the reference that gives the segment's numerator d_k.
+
+        The reference is the one :meth:`choose_reference` picks from the distances to all
+        references (the reference-length rule's nearest or r*); ``extras["reference"]`` is
+        its 0-based index and ``extras["reference_length"]`` is L*_k, so that
+        ``distance / reference_length`` is the sentence rate. ``options`` go to :meth:`align`.
+
+        Raises:
+            MeasureError: without references.
+        """
+        if not refs:
+            raise MeasureError(f"measure {self.name}: no reference to align against")
+        hyp_tokens = self.tokens(hyp)
+        ref_tokens = self.tokens_many(refs)
+        lengths = [len(ref) for ref in ref_tokens]
+        distances = [0.0] * len(refs)
+        if len(refs) > 1:
+            distances = self.pair_distances([(hyp_tokens, ref) for ref in ref_tokens]).tolist()
+        index, _, length = self.choose_reference(distances, lengths)
+        alignment = self.align(hyp, refs[index], grid=grid, **options)
+        alignment.extras["reference"] = index
+        alignment.extras["reference_length"] = float(length)
+        return alignment
 
     def statistics(
         self,
@@ -112,10 +140,18 @@ class ErrorRateMeasure(TextMeasure):
         self, distances: Sequence[float], ref_lengths: list[int]
     ) -> tuple[float, float]:
         """``(d_k, L*_k)`` of one segment from the distances to its references."""
+        _, distance, length = self.choose_reference(distances, ref_lengths)
+        return distance, length
+
+    def choose_reference(
+        self, distances: Sequence[float], ref_lengths: Sequence[int]
+    ) -> tuple[int, float, float]:
+        """``(r, d_k, L*_k)``: the reference whose distance is the numerator, d_k and L*_k
+        (the ``ref-length-rule``, :func:`~metrics.core.reflength.distance_reference_choice`)."""
         if len(ref_lengths) == 1:
-            return distances[0], ref_lengths[0]  # every rule agrees for one reference
-        return distance_reference_length(
-            list(distances), ref_lengths, self.values["ref-length-rule"]
+            return 0, distances[0], ref_lengths[0]  # every rule agrees for one reference
+        return distance_reference_choice(
+            list(distances), list(ref_lengths), self.values["ref-length-rule"]
         )
 
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:

@@ -710,6 +710,65 @@ def leaf_operations(tree: dict[str, Any], denominator: int) -> list[EditOp]:
     return [EditOp(kind, i0, l0, tree["cost"] / denominator)]
 
 
+def inversion_operations(tree: dict[str, Any], c_inv: int, denominator: int) -> list[EditOp]:
+    """The tree's leaves and one ``inversion`` operation per inverted node (cost c_INV, the
+    node's spans), in pre-order: the costs add up to the tree's cost over ``denominator``."""
+    if "children" not in tree:
+        return leaf_operations(tree, denominator)
+    operations = []
+    if tree["type"] == "inverted":
+        spans = {"hyp_span": tuple(tree["hyp_span"]), "ref_span": tuple(tree["ref_span"])}
+        operations.append(EditOp("inversion", None, None, c_inv / denominator, **spans))
+    for child in tree["children"]:
+        operations.extend(inversion_operations(child, c_inv, denominator))
+    return operations
+
+
+def block_tree(tree: dict[str, Any], denominator: int) -> dict[str, Any]:
+    """The block tree as nested spans, concatenations inside concatenations flattened (the
+    bracketing of spec §10.2): ``{"type", "hyp": [i0, i1], "ref": [l0, l1], "cost"}`` plus
+    ``"children"`` for ``straight``/``inverted`` blocks; costs in real units. An inverted
+    block's children are in candidate order (so their reference spans descend)."""
+    node: dict[str, Any] = {
+        "type": tree["type"],
+        "hyp": list(tree["hyp_span"]),
+        "ref": list(tree["ref_span"]),
+        "cost": tree["cost"] / denominator,
+    }
+    if "children" in tree:
+        children = []
+        for child in tree["children"]:
+            block = block_tree(child, denominator)
+            if tree["type"] == block["type"] == "straight":
+                children.extend(block["children"])
+            else:
+                children.append(block)
+        node["children"] = children
+    return node
+
+
+def bracketed(blocks: dict[str, Any], hyp: Sequence[str], ref: Sequence[str]) -> str:
+    """The bracket notation of spec §10.2: ``[ … ]`` straight, ``⟨ … ⟩`` inverted, leaves
+    ``e/ẽ`` with ``ε`` for an empty side.
+
+    Example:
+        >>> tree = {"type": "inverted", "hyp": [0, 2], "ref": [0, 2], "children": [
+        ...     {"type": "match", "hyp": [0, 1], "ref": [1, 2]},
+        ...     {"type": "substitute", "hyp": [1, 2], "ref": [0, 1]}]}
+        >>> bracketed(tree, ["a", "b"], ["c", "a"])
+        '⟨ a/a b/c ⟩'
+    """
+    if "children" in blocks:
+        inner = " ".join(bracketed(child, hyp, ref) for child in blocks["children"])
+        return f"⟨ {inner} ⟩" if blocks["type"] == "inverted" else f"[ {inner} ]"
+    (i0, i1), (l0, l1) = blocks["hyp"], blocks["ref"]
+    if i0 == i1:
+        return " ".join(f"ε/{ref[j]}" for j in range(l0, l1))
+    if l0 == l1:
+        return " ".join(f"{hyp[i]}/ε" for i in range(i0, i1))
+    return f"{hyp[i0]}/{ref[l0]}"
+
+
 def levenshtein_tree(operations: Sequence[EditOp], costs: Sequence[int]) -> dict[str, Any]:
     """The block tree of a Levenshtein path: its leaves joined straight, right-branching.
 
@@ -823,9 +882,14 @@ class INVWER(ErrorRateMeasure):
         path's (:func:`levenshtein_tree`, straight joins only), which is then optimal. Beyond
         ``max-length`` the search is not run, as in scoring: the distance is d_LEV, and
         ``extras["approximate"]`` is true unless d_PER = d_LEV. ``grid`` is ignored.
+
+        ``extras["blocks"]`` is the same tree as nested spans with flattened concatenations
+        and real costs (:func:`block_tree`), ``extras["brackets"]`` its bracket notation;
+        ``charged_operations`` adds an ``inversion`` operation per inverted block to the
+        leaves (:func:`inversion_operations`), so the costs add up to the distance.
         """
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
-        denominator, c_sub, c_del, c_ins, _ = self.costs
+        denominator, c_sub, c_del, c_ins, c_inv = self.costs
         lower, upper = self.bounds(hyp_tokens, ref_tokens)
         exact = self.is_exact(hyp_tokens, ref_tokens)
         search = None
@@ -839,6 +903,7 @@ class INVWER(ErrorRateMeasure):
             sub = unit_substitution_matrix(hyp_tokens, ref_tokens) * c_sub
             _, _, path = grid_and_path(hyp_tokens, ref_tokens, sub, c_ins=c_ins, c_del=c_del)
             tree = levenshtein_tree(path, self.costs)
+        blocks = block_tree(tree, denominator)
         return Alignment(
             self.name,
             list(hyp_tokens),
@@ -850,5 +915,8 @@ class INVWER(ErrorRateMeasure):
                 "tree": tree,
                 "cost_denominator": denominator,
                 "approximate": not exact and lower < upper,
+                "blocks": blocks,
+                "brackets": bracketed(blocks, hyp_tokens, ref_tokens),
             },
+            inversion_operations(tree, c_inv, denominator),
         )

@@ -70,8 +70,57 @@ def assignment_matrix(hyp: Sequence[str], ref: Sequence[str], rule: str) -> npt.
     return matrix
 
 
+def ordered_matching(hyp: Sequence[str], ref: Sequence[str], c_sub: float = 1.0) -> list[EditOp]:
+    """An optimal PER matching under constant costs, the same pairs a reader would draw.
+
+    Equal words are matched first, the k-th occurrence of a word in the candidate with its
+    k-th occurrence in the reference; the remaining candidate words are paired with the
+    remaining reference words in sentence order (substitutions, cost ``c_sub``), and the
+    rest are deletions or insertions. Its cost is Eq. 4.11 (with ``c_sub`` = 2 and no pairs
+    of unequal words, MSDER), since Σ min(n_e, ñ_e) pairs of equal words are matched.
+    Operations are in candidate order, insertions last in reference order.
+
+    Example:
+        >>> [(op.kind, op.hyp_index, op.ref_index) for op in ordered_matching(
+        ...     "we have been there".split(), "we were there".split())]
+        [('match', 0, 0), ('substitute', 1, 1), ('delete', 2, None), ('match', 3, 2)]
+    """
+    unmatched: dict[str, list[int]] = {}
+    for j, word in enumerate(ref):
+        unmatched.setdefault(word, []).append(j)
+    partner: dict[int, int] = {}
+    for i, word in enumerate(hyp):
+        if unmatched.get(word):
+            partner[i] = unmatched[word].pop(0)
+    free_refs = sorted(j for positions in unmatched.values() for j in positions)
+    free_hyps = [i for i in range(len(hyp)) if i not in partner]
+    substituted = dict(zip(free_hyps, free_refs, strict=False)) if c_sub < 2 else {}
+    operations = []
+    for i in range(len(hyp)):
+        if i in partner:
+            operations.append(EditOp("match", i, partner[i], 0.0))
+        elif i in substituted:
+            operations.append(EditOp("substitute", i, substituted[i], c_sub))
+        else:
+            operations.append(EditOp("delete", i, None, 1.0))
+    paired = set(substituted.values())
+    operations.extend(EditOp("insert", None, j, 1.0) for j in free_refs if j not in paired)
+    return operations
+
+
+def matching_pairs(operations: Sequence[EditOp]) -> list[list[int | None]]:
+    """``[hyp_index, ref_index]`` of every matched, substituted, deleted or inserted word."""
+    return [[op.hyp_index, op.ref_index] for op in operations]
+
+
 def matched_pairs(hyp: Sequence[str], ref: Sequence[str], rule: str) -> list[EditOp]:
-    """The optimal assignment of candidate to reference words as edit operations."""
+    """The optimal assignment of candidate to reference words as edit operations.
+
+    Constant costs use :func:`ordered_matching`; word-dependent costs the minimum-cost
+    perfect matching of spec §6.3 (scipy's ``linear_sum_assignment``).
+    """
+    if rule == "none":
+        return ordered_matching(hyp, ref)
     matrix = assignment_matrix(hyp, ref, rule)
     rows, columns = linear_sum_assignment(matrix)
     operations = []
@@ -110,11 +159,22 @@ class PER(ErrorRateMeasure):
         return np.array(distances)
 
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
-        """Matched word pairs (PER has no grid; ``grid`` is ignored)."""
+        """Matched word pairs (PER has no grid; ``grid`` is ignored).
+
+        ``extras["matching"]`` lists ``[hyp_index, ref_index]`` per operation (None for the
+        missing side of a deletion or insertion).
+        """
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
         operations = matched_pairs(hyp_tokens, ref_tokens, self.values["substitution-cost-rule"])
         distance = sum(op.cost for op in operations)
-        return Alignment(self.name, list(hyp_tokens), list(ref_tokens), distance, operations)
+        return Alignment(
+            self.name,
+            list(hyp_tokens),
+            list(ref_tokens),
+            distance,
+            operations,
+            extras={"matching": matching_pairs(operations)},
+        )
 
 
 class MSDER(ErrorRateMeasure):
@@ -130,18 +190,16 @@ class MSDER(ErrorRateMeasure):
         )
 
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
-        """Matched identical words; every other word is deleted or inserted."""
+        """Matched identical words; every other word is deleted or inserted
+        (``extras["matching"]`` as PER's)."""
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
-        unmatched: dict[str, list[int]] = {}
-        for j, word in enumerate(ref_tokens):
-            unmatched.setdefault(word, []).append(j)
-        operations = []
-        for i, word in enumerate(hyp_tokens):
-            if unmatched.get(word):
-                operations.append(EditOp("match", i, unmatched[word].pop(0), 0.0))
-            else:
-                operations.append(EditOp("delete", i, None, 1.0))
-        for positions in unmatched.values():
-            operations.extend(EditOp("insert", None, j, 1.0) for j in positions)
+        operations = ordered_matching(hyp_tokens, ref_tokens, c_sub=2.0)
         distance = sum(op.cost for op in operations)
-        return Alignment(self.name, list(hyp_tokens), list(ref_tokens), distance, operations)
+        return Alignment(
+            self.name,
+            list(hyp_tokens),
+            list(ref_tokens),
+            distance,
+            operations,
+            extras={"matching": matching_pairs(operations)},
+        )

@@ -58,14 +58,32 @@ def distance_reference_length(
         >>> distance_reference_length([1, 3, 1], [6, 7, 7], "averageNearest")
         (1, 6.5)
     """
+    _, distance, length = distance_reference_choice(distances, ref_lengths, rule)
+    return distance, length
+
+
+def distance_reference_choice(
+    distances: Sequence[float], ref_lengths: Sequence[float], rule: str
+) -> tuple[int, float, float]:
+    """:func:`distance_reference_length` with the reference whose distance is d_k.
+
+    Returns:
+        ``(r, d_k, L*_k)``: r is r* under ``lowestError``, else the first reference of the
+        least distance (d_k = D_r in both cases); alignments are drawn against it.
+
+    Example:
+        >>> distance_reference_choice([3, 1, 1], [6, 2, 7], "lowestError")
+        (2, 1, 7)
+    """
     if not distances or len(distances) != len(ref_lengths):
         raise ValueError("need one distance per reference and at least one reference")
     if rule == "lowestError":
         ratios = [_relative_error(d, n) for d, n in zip(distances, ref_lengths, strict=True)]
         best_ratio = min(ratios)
         best = next(r for r, ratio in enumerate(ratios) if ratio <= best_ratio + TOLERANCE)
-        return distances[best], ref_lengths[best]
+        return best, distances[best], ref_lengths[best]
     nearest_distance = min(distances)
+    nearest = list(distances).index(nearest_distance)
     if rule in ("average", "minimum", "maximum"):
         lengths = list(ref_lengths)
     elif rule in ("averageNearest", "minimumNearest", "maximumNearest"):
@@ -77,10 +95,10 @@ def distance_reference_length(
     else:
         raise ValueError(f"unknown reference-length rule {rule!r}")
     if rule.startswith("average"):
-        return nearest_distance, sum(lengths) / len(lengths)
+        return nearest, nearest_distance, sum(lengths) / len(lengths)
     if rule.startswith("minimum"):
-        return nearest_distance, min(lengths)
-    return nearest_distance, max(lengths)
+        return nearest, nearest_distance, min(lengths)
+    return nearest, nearest_distance, max(lengths)
 
 
 def bleu_reference_length(hyp_len: int, ref_lens: Sequence[int], rule: str) -> float:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
 from typing import Any
@@ -203,12 +203,27 @@ def beam_edit_distance(hyp: Sequence[Any], ref: Sequence[Any]) -> tuple[int, str
 @dataclass
 class Shift:
     """One block shift: ``length`` words starting at ``start`` moved to position ``target``
-    (an index of the hypothesis before the shift; words are inserted before it)."""
+    (an index of the hypothesis before the shift; words are inserted before it).
+
+    ``original`` holds the moved words' positions in the unshifted hypothesis.
+    """
 
     start: int
     length: int
     target: int
     words: list[str]
+    original: list[int] = field(default_factory=list)
+
+    def operation(self) -> EditOp:
+        """The shift as an edit operation of cost 1 (spans in the hypothesis before it)."""
+        return EditOp(
+            "shift",
+            None,
+            None,
+            1.0,
+            hyp_span=(self.start, self.start + self.length),
+            detail={"to": self.target, "words": list(self.words), "original": self.original},
+        )
 
 
 def perform_shift(words: list[int], start: int, length: int, target: int) -> list[int]:
@@ -430,21 +445,36 @@ def ter_alignment(hyp: Sequence[str], ref: Sequence[str]) -> dict[str, Any]:
     """Shifts, the shifted hypothesis and the word edits of tercom's best path.
 
     Returns:
-        ``{"edits", "shifts": [Shift...], "shifted_hyp", "operations": [EditOp...]}``;
-        operation indexes refer to the shifted hypothesis.
+        ``{"edits", "shifts": [Shift...], "shifted_hyp", "shifted_positions", "operations":
+        [EditOp...]}``; operation indexes refer to the shifted hypothesis, whose word k is
+        word ``shifted_positions[k]`` of the original one. Shifts come in the order tercom
+        applies them, each with positions in the hypothesis as it stands before that shift.
     """
     if not ref:
         deletions = [EditOp("delete", i, None, 1.0) for i in range(len(hyp))]
-        return {"edits": len(hyp), "shifts": [], "shifted_hyp": list(hyp), "operations": deletions}
+        return {
+            "edits": len(hyp),
+            "shifts": [],
+            "shifted_hyp": list(hyp),
+            "shifted_positions": list(range(len(hyp))),
+            "operations": deletions,
+        }
     hyp_ids, ref_ids = _word_ids(hyp, ref)
     search = _ShiftSearch(hyp_ids, ref_ids)
     edits, _, shift_positions, trace = search.run(hyp_ids)
-    words = list(hyp)
+    positions = list(range(len(hyp)))
     shifts = []
     for start, length, target in shift_positions:
-        shifts.append(Shift(start, length, target, words[start : start + length]))
-        words = [words[k] for k in perform_shift(list(range(len(words))), start, length, target)]
-    return {"edits": edits, "shifts": shifts, "shifted_hyp": words, "operations": _trace_ops(trace)}
+        moved = positions[start : start + length]
+        shifts.append(Shift(start, length, target, [hyp[k] for k in moved], moved))
+        positions = perform_shift(positions, start, length, target)
+    return {
+        "edits": edits,
+        "shifts": shifts,
+        "shifted_hyp": [hyp[k] for k in positions],
+        "shifted_positions": positions,
+        "operations": _trace_ops(trace),
+    }
 
 
 def _trace_ops(trace: str) -> list[EditOp]:
@@ -532,11 +562,13 @@ class TER(ErrorRateMeasure):
     def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
         return np.array([translation_edit_rate(hyp, ref)[0] for hyp, ref in pairs], dtype=float)
 
-    def segment_row(
-        self, distances: Sequence[float], ref_lengths: list[int]
-    ) -> tuple[float, float]:
-        """Fewest edits over the average reference length (tercom's rule)."""
-        return float(min(distances)), sum(ref_lengths) / len(ref_lengths)
+    def choose_reference(
+        self, distances: Sequence[float], ref_lengths: Sequence[int]
+    ) -> tuple[int, float, float]:
+        """Fewest edits (the first such reference) over the average reference length
+        (tercom's rule)."""
+        best = min(range(len(distances)), key=lambda r: (distances[r], r))
+        return best, float(distances[best]), sum(ref_lengths) / len(ref_lengths)
 
     def rate(self, distance: float, ref_length: float) -> float:
         """sacreBLEU's convention: an empty reference scores 100 with edits, else 0."""
@@ -545,9 +577,16 @@ class TER(ErrorRateMeasure):
         return 100.0 if distance > 0 else 0.0
 
     def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
-        """Shifts (in ``extras``) and the edits of the shifted hypothesis; no grid."""
+        """Shifts (in ``extras``) and the edits of the shifted hypothesis; no grid.
+
+        ``operations`` is the word path of the shifted hypothesis (``extras["shifted_hyp"]``;
+        ``extras["shifted_positions"]`` maps its words back); ``charged_operations`` puts a
+        ``shift`` operation per shift, in tercom's order, before that path, so the costs add
+        up to the edits (shifts + edit distance).
+        """
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
         result = ter_alignment(hyp_tokens, ref_tokens)
+        shifts = [shift.operation() for shift in result["shifts"]]
         return Alignment(
             self.name,
             list(hyp_tokens),
@@ -555,5 +594,10 @@ class TER(ErrorRateMeasure):
             float(result["edits"]),
             result["operations"],
             None,
-            {"shifts": result["shifts"], "shifted_hyp": result["shifted_hyp"]},
+            {
+                "shifts": result["shifts"],
+                "shifted_hyp": result["shifted_hyp"],
+                "shifted_positions": result["shifted_positions"],
+            },
+            shifts + result["operations"],
         )

@@ -28,6 +28,7 @@ from .alignment import (
     SubstitutionMatrix,
     edit_distances,
     grid_and_path,
+    optimal_edges,
     unit_substitution_matrix,
 )
 from .base import Option
@@ -124,12 +125,18 @@ class WER(ErrorRateMeasure):
             return np.array([Levenshtein.distance(hyp, ref) for hyp, ref in pairs], dtype=float)
         return edit_distances(pairs, substitution_matrix_function(rule))
 
-    def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
+    def align(self, hyp: str, ref: str, grid: bool = False, all_paths: bool = False) -> Alignment:
+        """The Levenshtein grid's best path (ties: diagonal > insertion > deletion).
+
+        ``all_paths`` adds ``extras["optimal_edges"]``: every grid edge on some co-optimal
+        path (:func:`~metrics.core.alignment.optimal_edges`), the union of all best paths.
+        """
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
         sub = substitution_matrix_function(self.values["substitution-cost-rule"])(
             hyp_tokens, ref_tokens
         )
         distance, table, path = grid_and_path(hyp_tokens, ref_tokens, sub)
+        extras = {"optimal_edges": optimal_edges(sub)} if all_paths else {}
         return Alignment(
             self.name,
             list(hyp_tokens),
@@ -137,4 +144,5 @@ class WER(ErrorRateMeasure):
             distance,
             path,
             table.tolist() if grid else None,
+            extras,
         )
