@@ -12,5 +12,6 @@ urlpatterns = [
     path("human/", include("judging.humanscores.urls")),
     path("runs/", include("metrics.urls")),
     path("correlation/", include("metrics.urls_correlation")),
+    path("segments/", include("metrics.urls_segments")),
     path("", include("evaltrans.corpora.urls")),
 ]

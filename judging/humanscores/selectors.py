@@ -449,6 +449,7 @@ def link_judgments_to_segments(*, source: HumanSource, rows: list[dict[str, Any]
         position = index.get(row["segment_pk"])
         if position is not None:
             row["url"] = segment_browser_url(test_set=source.test_set, index=position)
+            row["number"] = position + 1
 
 
 def _agreement_panel(*, source: HumanSource, aspect: str, unit: str | None) -> dict[str, Any]:

@@ -34,9 +34,10 @@ from .complexity import (
     complexity_factor_option,
     normalized_by_complexity,
 )
+from .explanation import Explanation, ngram_list, order_counts, pooled_counts
 from .ngrams import Candidates, NgramSpace, ReferenceCounts, resolve_references
-from .preprocessing import PAD_RULES, TOKENIZERS
-from .reflength import BLEU_RULES, bleu_reference_length
+from .preprocessing import PAD_RULES, TOKENIZERS, pad
+from .reflength import BLEU_RULES, bleu_reference_choice, bleu_reference_length
 
 SACREBLEU_METHODS = ("exp", "floor", "add-k")
 THESIS_METHODS = ("none", "bleu-s", "bleu-s-prime")
@@ -311,6 +312,51 @@ class BLEU(TextMeasure):
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
         return np.array(
             [normalized_by_complexity(self, self.parts(row, sentence=True).score) for row in stats]
+        )
+
+    def explain(self, hyp: str, refs: Sequence[str], context: Any = None) -> Explanation:
+        """The sentence score taken apart: per order the clipped m-gram counts against the
+        pooled references and p_m (smoothing applied, percent), the brevity penalty and the
+        unpenalized score (module :mod:`~metrics.core.explanation`). ``context`` is not
+        needed (BLEU has no test-set-wide data); it is accepted as NIST's.
+
+        Raises:
+            MeasureError: without references.
+        """
+        if not refs:
+            raise MeasureError(f"measure {self.name}: no reference to explain against")
+        tokens, ref_tokens = self.tokens(hyp), self.tokens_many(refs)
+        rule = self.values["pad-rule"]
+        reference, ref_len = bleu_reference_choice(
+            len(tokens), [len(ref) for ref in ref_tokens], self.values["ref-length-rule"]
+        )
+        orders = []
+        for n in range(1, self.max_order + 1):
+            pooled = pooled_counts([pad(ref, n, rule) for ref in ref_tokens], n)
+            orders.append(order_counts(n, "word", ngram_list(pad(tokens, n, rule), n), pooled))
+        row = np.array(
+            [
+                len(tokens),
+                ref_len,
+                *(order.values["matches"] for order in orders),
+                *(order.values["total"] for order in orders),
+            ],
+            dtype=np.float64,
+        )
+        parts = self.parts(row, sentence=True)
+        for order, precision in zip(orders, parts.precisions, strict=True):
+            order.values["precision"] = precision
+        return Explanation(
+            self.name,
+            list(tokens),
+            [list(ref) for ref in ref_tokens],
+            float(self.sentence_scores(row[None, :])[0]),
+            reference,
+            float(len(tokens)),
+            float(ref_len),
+            parts.brevity_penalty,
+            orders,
+            {"score_unpenalized": parts.unpenalized},
         )
 
 

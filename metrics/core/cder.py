@@ -211,9 +211,7 @@ class CDER(ErrorRateMeasure):
             [weighted(op, 1.0, direction=name) for op in charged],
         )
 
-    def align(
-        self, hyp: str, ref: str, grid: bool = False, all_paths: bool = False
-    ) -> Alignment:
+    def align(self, hyp: str, ref: str, grid: bool = False, all_paths: bool = False) -> Alignment:
         """Forward alignment (backward for ``direction=backward``); other directions add the
         backward alignment under ``extras["backward"]`` and use the combined distance.
 
@@ -222,7 +220,8 @@ class CDER(ErrorRateMeasure):
         ``charged_operations`` adds up to the distance: the path (transposed into
         candidate/reference orientation when backward) and its ``penalty`` operations; for
         ``bidirectional`` both directions' at half cost, for ``maximum`` the larger
-        direction's (forward on ties). ``all_paths`` adds ``extras["optimal_edges"]``, every
+        direction's (forward on ties); None for ``forward`` without a penalty, where the
+        path alone makes up the distance. ``all_paths`` adds ``extras["optimal_edges"]``, every
         grid edge on some path of least d_CDCD (the penalty is not part of it).
         """
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
@@ -240,10 +239,11 @@ class CDER(ErrorRateMeasure):
                 main.distance = larger.distance
             else:
                 main.charged_operations = [
-                    weighted(op, 0.5)
-                    for op in main.charged_operations + other.charged_operations
+                    weighted(op, 0.5) for op in main.charged_operations + other.charged_operations
                 ]
                 main.distance = (main.distance + other.distance) / 2
+        elif direction == "forward" and self.values["coverage-rule"] == "none":
+            main.charged_operations = None  # the path alone makes up the distance
         if not grid:
             main.grid = None
         return main

@@ -16,6 +16,7 @@ word orders (sacreBLEU's layout).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -23,7 +24,8 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import Measure, Option, Score, Statistics
+from .base import Measure, MeasureError, Option, Score, Statistics
+from .explanation import Explanation, OrderExplanation, ngram_list, order_counts
 from .ngrams import Candidates, IntArray, NgramSpace, ReferenceCounts, resolve_references
 
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -224,3 +226,88 @@ class CHRF(Measure):
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
         return np.array([self.score_of(row.tolist()) for row in stats])
+
+    def explain(self, hyp: str, refs: Sequence[str], context: Any = None) -> Explanation:
+        """The sentence score taken apart, against the reference with the best sentence
+        score (first on ties, as the statistics choose it): per character order, then word
+        order, the matched, unmatched and missing n-grams and the order's counts,
+        precision, recall and F_β. ``context`` is accepted as NIST's and not needed.
+
+        Raises:
+            MeasureError: without references.
+        """
+        if not refs:
+            raise MeasureError(f"measure {self.name}: no reference to explain against")
+        best: tuple[float, int, list[OrderExplanation]] | None = None
+        for index, ref in enumerate(refs):
+            orders = self._orders(hyp, ref)
+            score = self.score_of(_counts_row(orders))
+            if best is None or score > best[0]:
+                best = (score, index, orders)
+        assert best is not None
+        _, reference, orders = best
+        row = _counts_row(orders)
+        precision, recall = _averages(orders)
+        return Explanation(
+            self.name,
+            self.words(hyp),
+            [self.words(ref) for ref in refs],
+            float(self.sentence_scores(np.array([row]))[0]),
+            reference,
+            float(len(self.characters(hyp))),
+            float(len(self.characters(refs[reference]))),
+            None,
+            orders,
+            {"precision": precision, "recall": recall, "beta": self.values["beta"]},
+        )
+
+    def _orders(self, hyp: str, ref: str) -> list[OrderExplanation]:
+        """Every order's n-gram counts of one candidate against one reference."""
+        sides = [("char", self.characters(hyp), self.characters(ref), self.char_order)]
+        sides.append(("word", self.words(hyp), self.words(ref), self.word_order))
+        beta_squared = self.values["beta"] ** 2
+        orders = []
+        for kind, hyp_units, ref_units, top in sides:
+            for n in range(1, top + 1):
+                ref_grams = ngram_list(ref_units, n)
+                hyp_grams = ngram_list(hyp_units, n) if ref_grams else []
+                order = order_counts(n, kind, hyp_grams, Counter(ref_grams), missing=True)
+                values = order.values
+                values["reference_total"] = float(len(ref_grams))
+                values["precision"] = _ratio(values["matches"], values["total"])
+                values["recall"] = _ratio(values["matches"], values["reference_total"])
+                denominator = beta_squared * values["precision"] + values["recall"]
+                values["f_score"] = (
+                    (1 + beta_squared) * values["precision"] * values["recall"] / denominator
+                    if denominator > 0
+                    else 0.0
+                )
+                orders.append(order)
+        return orders
+
+
+def _counts_row(orders: Sequence[OrderExplanation]) -> list[float]:
+    """The statistics row ``[hyp, ref, match] * orders`` of explained orders."""
+    return [
+        value
+        for order in orders
+        for value in (
+            order.values["total"],
+            order.values["reference_total"],
+            order.values["matches"],
+        )
+    ]
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator > 0 else 0.0
+
+
+def _averages(orders: Sequence[OrderExplanation]) -> tuple[float, float]:
+    """Precision and recall averaged over the effective orders (both sides non-empty)."""
+    effective = [o for o in orders if o.values["total"] > 0 and o.values["reference_total"] > 0]
+    if not effective:
+        return 0.0, 0.0
+    precision = sum(o.values["precision"] for o in effective) / len(effective)
+    recall = sum(o.values["recall"] for o in effective) / len(effective)
+    return precision, recall

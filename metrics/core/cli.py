@@ -1,7 +1,9 @@
-"""Command line of metrics.core: score files with any measure, list the measures.
+"""Command line of metrics.core: score files with any measure, align them, list the measures.
 
     python -m metrics.core score --measure NAME --ref FILE [--ref FILE ...] --hyp FILE
         [--option KEY=VALUE ...] [--preset NAME] [--sentences]
+    python -m metrics.core align --measure NAME --ref FILE [--ref FILE ...] --hyp FILE
+        [--option KEY=VALUE ...] [--preset NAME] [--line N] [--grid] [--all-paths]
     python -m metrics.core list
 
 ``score`` prints one JSON object ``{"measure", "signature", "score", "sentences"}``
@@ -10,6 +12,9 @@
 measure except those of the candidate text alone (``asw``). ``--preset`` applies
 ``PRESETS[name][measure]`` first; explicit ``--option`` values win. Every usage or input
 problem exits with status 2 and one line on stderr.
+
+``align`` prints one JSON object per segment (only line N with ``--line N``, 1-based): why
+the measure scored it as it did (:mod:`metrics.core.alignment_records`, docs/alignments.md).
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import METRICS, get_metric
-from .base import MeasureError, streams_to_segments
+from .alignment_records import alignment_record, check_alignable
+from .base import Measure, MeasureError, streams_to_segments
 from .presets import preset_options
 
 USAGE_ERROR = 2
@@ -53,6 +59,19 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     score.add_argument("--preset", help="named option preset (metrics.core.presets)")
     score.add_argument("--sentences", action="store_true", help="also print sentence scores")
+    align = commands.add_parser(
+        "align", help="print each segment's alignment or n-gram explanation as JSON lines"
+    )
+    align.add_argument("--measure", required=True, help="measure name (see `list`)")
+    align.add_argument("--ref", action="append", default=[], help="reference file (repeat)")
+    align.add_argument("--hyp", required=True, help="hypothesis file")
+    align.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    align.add_argument("--preset", help="named option preset (metrics.core.presets)")
+    align.add_argument("--line", type=int, metavar="N", help="only segment N (1-based)")
+    align.add_argument("--grid", action="store_true", help="also print the DP grid")
+    align.add_argument(
+        "--all-paths", action="store_true", help="also print every co-optimal grid edge"
+    )
     commands.add_parser("list", help="print every measure with its options as JSON")
     return parser
 
@@ -88,8 +107,15 @@ def _json_number(value: float) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else value
 
 
-def score_command(args: argparse.Namespace) -> dict[str, Any]:
-    measure = get_metric(args.measure)(**measure_options(args.measure, args.preset, args.option))
+def build_measure(args: argparse.Namespace) -> Measure:
+    return get_metric(args.measure)(**measure_options(args.measure, args.preset, args.option))
+
+
+def read_inputs(
+    args: argparse.Namespace, measure: Measure
+) -> tuple[list[str], list[list[str]], int]:
+    """The hypotheses, the references per segment and the number of reference files of a
+    ``score`` or ``align`` command line."""
     if not args.ref and measure.needs_references:
         raise UsageError(f"measure {measure.name} needs at least one --ref file")
     hypotheses = read_lines(args.hyp)
@@ -98,8 +124,14 @@ def score_command(args: argparse.Namespace) -> dict[str, Any]:
         if len(stream) != len(hypotheses):
             raise UsageError(f"{path} has {len(stream)} lines but {args.hyp} has {len(hypotheses)}")
     references = streams_to_segments(streams) if streams else [[] for _ in hypotheses]
+    return hypotheses, references, len(streams)
+
+
+def score_command(args: argparse.Namespace) -> dict[str, Any]:
+    measure = build_measure(args)
+    hypotheses, references, n_refs = read_inputs(args, measure)
     stats = measure.statistics(hypotheses, references, measure.context(references))
-    score = measure.aggregate(stats, n_refs=len(streams))
+    score = measure.aggregate(stats, n_refs=n_refs)
     result: dict[str, Any] = {
         "measure": measure.name,
         "signature": str(score.signature),
@@ -114,6 +146,39 @@ def score_command(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def align_command(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One record per segment (or the ``--line``): see :func:`alignment_record`."""
+    measure = build_measure(args)
+    check_alignable(measure, grid=args.grid, all_paths=args.all_paths)
+    hypotheses, references, n_refs = read_inputs(args, measure)
+    lines = range(1, len(hypotheses) + 1)
+    if args.line is not None:
+        if not 1 <= args.line <= len(hypotheses):
+            raise UsageError(
+                f"--line {args.line} is out of range: {args.hyp} has {len(hypotheses)} lines"
+            )
+        lines = range(args.line, args.line + 1)
+    context = measure.context(references)
+    chosen = [references[n - 1] for n in lines]
+    stats = measure.statistics([hypotheses[n - 1] for n in lines], chosen, context)
+    scores = measure.sentence_scores(stats)
+    signature = str(measure.signature(n_refs))
+    return [
+        alignment_record(
+            measure,
+            hypotheses[n - 1],
+            references[n - 1],
+            context,
+            line=n,
+            signature=signature,
+            score=_json_number(float(score)),
+            grid=args.grid,
+            all_paths=args.all_paths,
+        )
+        for n, score in zip(lines, scores, strict=True)
+    ]
+
+
 def list_command() -> dict[str, Any]:
     return {name: METRICS[name].describe() for name in sorted(METRICS)}
 
@@ -121,10 +186,14 @@ def list_command() -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        result = score_command(args) if args.command == "score" else list_command()
+        if args.command == "align":
+            results = align_command(args)
+        else:
+            results = [score_command(args) if args.command == "score" else list_command()]
     except (UsageError, MeasureError) as error:
         print(f"error: {error}", file=sys.stderr)
         return USAGE_ERROR
-    json.dump(result, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
+    for result in results:
+        json.dump(result, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
     return 0

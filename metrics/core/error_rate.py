@@ -88,7 +88,8 @@ class ErrorRateMeasure(TextMeasure):
         The reference is the one :meth:`choose_reference` picks from the distances to all
         references (the reference-length rule's nearest or r*); ``extras["reference"]`` is
         its 0-based index and ``extras["reference_length"]`` is L*_k, so that
-        ``distance / reference_length`` is the sentence rate. ``options`` go to :meth:`align`.
+        100 · ``distance / reference_length`` is the sentence rate (:meth:`rate`).
+        ``options`` go to :meth:`align`.
 
         Raises:
             MeasureError: without references.

@@ -13,6 +13,12 @@ orders before choosing the reference; true chooses per order and sums the chosen
 
 Statistics per segment: ``[d, L*, d_m, L*_m for each order m]``, where the per-order pairs
 are each order on its own (its own reference choice), as EvalTrans' ``<n-gram n="m">``.
+
+``align``/``align_refs`` give the matching behind d: per order, every candidate m-gram (or
+skip bigram) matched to an equal reference one (the k-th occurrence to the k-th), the rest
+paired in sentence order as substitutions, and the remainder deleted or inserted, so that
+the order's cost is max(I_m, L_m) − Σ_g min(n_g, ñ_g). This is counted on Python tuples,
+apart from the m-gram kernel that scores.
 """
 
 from __future__ import annotations
@@ -23,10 +29,16 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from .alignment import Alignment, EditOp
 from .base import MeasureError, Option, Score, Statistics, TextMeasure
 from .bleu import pad_rule_option, text_options
-from .ngrams import Candidates, NgramSpace, ReferenceCounts, resolve_references
-from .reflength import DISTANCE_RULES, distance_reference_length
+from .ngrams import Candidates, NgramSpace, ReferenceCounts, pad_sides, resolve_references
+from .preprocessing import BOS, EOS, pad
+from .reflength import DISTANCE_RULES, distance_reference_choice, distance_reference_length
+
+Occurrence = tuple[tuple[str, ...], tuple[int, int]]
+"""An m-gram (its tokens, boundaries included) and the word span it touches (half-open)."""
+_READABLE = {BOS: "<s>", EOS: "</s>"}
 
 REF_LENGTH_RULE = Option(
     default="lowestError",
@@ -96,6 +108,136 @@ class CountVectorPER(TextMeasure):
             )
         return [float(total[0]), float(total[1])] + [float(x) for pair in per_order for x in pair]
 
+    # -- the matching behind a sentence's distance ------------------------------------
+
+    def occurrences(self, tokens: Sequence[str], order: int) -> list[Occurrence]:
+        """The m-grams of ``order`` that count under the pad rule, in sentence order."""
+        rule = self.values["pad-rule"]
+        left, _ = pad_sides(order, rule)
+        padded = pad(tokens, order, rule)
+        return [
+            (tuple(padded[p : p + order]), _touched(p - left, p - left + order - 1, len(tokens)))
+            for p in range(len(padded) - order + 1)
+        ]
+
+    def order_matching(
+        self, hyp: Sequence[str], ref: Sequence[str], order: int
+    ) -> tuple[float, int, list[EditOp]]:
+        """(d_m, reference m-gram count, operations) of one order against one reference."""
+        hyp_grams, ref_grams = self.occurrences(hyp, order), self.occurrences(ref, order)
+        waiting: dict[tuple[str, ...], list[int]] = {}
+        for k, (gram, _) in enumerate(ref_grams):
+            waiting.setdefault(gram, []).append(k)
+        partner: dict[int, int] = {}
+        for k, (gram, _) in enumerate(hyp_grams):
+            if waiting.get(gram):
+                partner[k] = waiting[gram].pop(0)
+        free_refs = sorted(k for positions in waiting.values() for k in positions)
+        free_hyps = [k for k in range(len(hyp_grams)) if k not in partner]
+        partner.update(zip(free_hyps, free_refs, strict=False))
+        operations = []
+        for k, (gram, span) in enumerate(hyp_grams):
+            if k in partner:
+                ref_gram, ref_span = ref_grams[partner[k]]
+                cost = float(gram != ref_gram)
+                kind = "substitute" if cost else "match"
+                detail = {
+                    "order": order,
+                    "hyp_ngram": _readable(gram),
+                    "ref_ngram": _readable(ref_gram),
+                }
+                operations.append(
+                    EditOp(kind, span[0], ref_span[0], cost, None, None, span, ref_span, detail)
+                )
+            else:
+                detail = {"order": order, "hyp_ngram": _readable(gram)}
+                operations.append(
+                    EditOp("delete", span[0], None, 1.0, None, None, span, None, detail)
+                )
+        paired = set(partner.values())
+        for k in free_refs:
+            if k not in paired:
+                gram, span = ref_grams[k]
+                detail = {"order": order, "ref_ngram": _readable(gram)}
+                operations.append(
+                    EditOp("insert", None, span[0], 1.0, None, None, None, span, detail)
+                )
+        distance = float(
+            max(len(hyp_grams), len(ref_grams)) - sum(1 for op in operations if op.kind == "match")
+        )
+        return distance, len(ref_grams), operations
+
+    def align(self, hyp: str, ref: str, grid: bool = False) -> Alignment:
+        """The m-gram matching of one sentence pair (see :meth:`align_refs`)."""
+        return self.align_refs(hyp, [ref])
+
+    def align_refs(self, hyp: str, refs: Sequence[str], grid: bool = False) -> Alignment:
+        """The matching behind the segment's distance, order by order, against the
+        reference the ``ref-length-rule`` picks (per order with
+        ``choose-references-separately``).
+
+        ``extras["matching"]`` has one entry per order: ``order``, ``reference`` (index),
+        ``distance`` d_m, ``reference_length`` (its m-gram count), ``chosen_length`` (the
+        order's own L*, as the statistics' per-order columns) and ``pairs``, the
+        ``[hyp span, ref span]`` of every operation (None for the missing side);
+        ``extras["reference"]`` is the reference of the summed distance (of the first order
+        when chosen per order) and ``extras["reference_length"]`` L*_k. ``operations`` are
+        every order's, their costs adding up to d. ``grid`` is ignored.
+
+        Raises:
+            MeasureError: without references.
+        """
+        if not refs:
+            raise MeasureError(f"measure {self.name}: no reference to align against")
+        hyp_tokens = self.tokens(hyp)
+        ref_tokens = self.tokens_many(refs)
+        table = [
+            [self.order_matching(hyp_tokens, ref, order) for ref in ref_tokens]
+            for order in self.orders
+        ]
+        rule = self.values["ref-length-rule"]
+        choices = [
+            distance_reference_choice([d for d, _, _ in row], [n for _, n, _ in row], rule)
+            for row in table
+        ]
+        if self.values.get("choose-references-separately"):
+            chosen = [index for index, _, _ in choices]
+            reference = chosen[0]
+            length = float(sum(n for _, _, n in choices))
+        else:
+            reference, _, length = distance_reference_choice(
+                [sum(row[r][0] for row in table) for r in range(len(refs))],
+                [sum(row[r][1] for row in table) for r in range(len(refs))],
+                rule,
+            )
+            chosen = [reference] * len(self.orders)
+        operations: list[EditOp] = []
+        matching = []
+        for order, row, index, (_, _, order_length) in zip(
+            self.orders, table, chosen, choices, strict=True
+        ):
+            distance, grams, order_operations = row[index]
+            operations.extend(order_operations)
+            matching.append(
+                {
+                    "order": order,
+                    "reference": index,
+                    "distance": distance,
+                    "reference_length": grams,
+                    "chosen_length": float(order_length),
+                    "pairs": [[_span(op.hyp_span), _span(op.ref_span)] for op in order_operations],
+                }
+            )
+        return Alignment(
+            self.name,
+            list(hyp_tokens),
+            list(ref_tokens[reference]),
+            float(sum(op.cost for op in operations)),
+            operations,
+            None,
+            {"reference": reference, "reference_length": float(length), "matching": matching},
+        )
+
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
         row = stats.sum(axis=0)
         per_order = {
@@ -129,6 +271,20 @@ def _single_reference_rows(
         len(distances), 2 * distances.shape[1]
     )
     return np.column_stack([distances.sum(axis=1), lengths.sum(axis=1), per_order])
+
+
+def _touched(first: int, last: int, length: int) -> tuple[int, int]:
+    """Half-open span of the words from position ``first`` to ``last`` (a boundary, outside
+    0..length−1, touches the nearest word)."""
+    return max(first, 0), max(min(last + 1, length), min(max(first, 0) + 1, length))
+
+
+def _readable(gram: Sequence[str]) -> list[str]:
+    return [_READABLE.get(token, token) for token in gram]
+
+
+def _span(span: tuple[int, int] | None) -> list[int] | None:
+    return None if span is None else list(span)
 
 
 def rate(distance: float, length: float) -> float:
@@ -191,3 +347,19 @@ class SkipBigramPER(CountVectorPER):
 
     def make_space(self, flat: Sequence[Sequence[str]]) -> NgramSpace:
         return NgramSpace(flat, 2, 1, max_skip=self.values["max-bigram-skip"])
+
+    def occurrences(self, tokens: Sequence[str], order: int) -> list[Occurrence]:
+        """The skip bigrams (pairs at most ``max-bigram-skip`` words apart) of the sentence
+        padded with one ``<s>``/``</s>`` per the pad rule (spec §6.6), by first word; the
+        span runs from the first to the second word, skipped words included."""
+        rule = self.values["pad-rule"]
+        left, _ = pad_sides(2, rule)
+        padded = pad(tokens, 2, rule)
+        pairs = []
+        for first in range(len(padded)):
+            for second in range(
+                first + 1, min(first + 2 + self.values["max-bigram-skip"], len(padded))
+            ):
+                span = _touched(first - left, second - left, len(tokens))
+                pairs.append(((padded[first], padded[second]), span))
+        return pairs

@@ -29,8 +29,9 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import Option, Score, Statistics, TextMeasure
+from .base import MeasureError, Option, Score, Statistics, TextMeasure
 from .bleu import pad_rule_option, reference_lengths, text_options
+from .explanation import Explanation, ngram_list, order_counts, pooled_counts
 from .ngrams import (
     BOS_ID,
     UNKNOWN,
@@ -40,7 +41,8 @@ from .ngrams import (
     resolve_references,
     window_positions,
 )
-from .reflength import BLEU_RULES
+from .preprocessing import pad
+from .reflength import BLEU_RULES, bleu_reference_choice
 
 NIST_RATIO = 1.5
 """The candidate/reference length ratio 2/3 (inverted) at which the penalty is ½."""
@@ -232,3 +234,68 @@ class NIST(TextMeasure):
             terms, penalty = self.terms(row)
             scores.append(penalty * sum(terms))
         return np.array(scores)
+
+    def explain(
+        self, hyp: str, refs: Sequence[str], context: NistContext | None = None
+    ) -> Explanation:
+        """The sentence score taken apart: per order the clipped m-gram counts against the
+        pooled references, each m-gram's information weight Info(g) and the order's term
+        (1/N_m)·Σ matched·Info, the brevity penalty and their sum.
+
+        Args:
+            context: the test set's :meth:`context` (the weights come from all its
+                references, so pass it to explain a sentence as it was scored); None uses
+                these references alone, as :meth:`statistics` does without a context.
+
+        Raises:
+            MeasureError: without references.
+        """
+        if not refs:
+            raise MeasureError(f"measure {self.name}: no reference to explain against")
+        if context is None:
+            context = self.context([list(refs)])
+        tokens, ref_tokens = self.tokens(hyp), self.tokens_many(refs)
+        rule = self.values["pad-rule"]
+        reference, ref_len = bleu_reference_choice(
+            len(tokens), [len(ref) for ref in ref_tokens], self.values["ref-length-rule"]
+        )
+        candidate = Candidates(context.space, [tokens])
+        orders = []
+        for n in range(1, self.max_order + 1):
+            grams = ngram_list(pad(tokens, n, rule), n)
+            positions, _ = window_positions(candidate.layout, n, rule)
+            numbers = candidate.keys[n - 1][positions]
+            assert len(numbers) == len(grams), "the kernel's windows are the sentence's"
+            weights = {
+                gram: float(context.info[n - 1][number]) if number != UNKNOWN else 0.0
+                for gram, number in zip(grams, numbers.tolist(), strict=True)
+            }
+            pooled = pooled_counts([pad(ref, n, rule) for ref in ref_tokens], n)
+            order = order_counts(n, "word", grams, pooled, weights)
+            info = sum((row.matched * (row.weight or 0.0) for row in order.matched), 0.0)
+            order.values["info"] = info
+            orders.append(order)
+        row = np.array(
+            [
+                len(tokens),
+                ref_len,
+                *(order.values["info"] for order in orders),
+                *(order.values["total"] for order in orders),
+            ],
+            dtype=np.float64,
+        )
+        terms, penalty = self.terms(row)
+        for order, term in zip(orders, terms, strict=True):
+            order.values["term"] = term
+        return Explanation(
+            self.name,
+            list(tokens),
+            [list(ref) for ref in ref_tokens],
+            float(self.sentence_scores(row[None, :])[0]),
+            reference,
+            float(len(tokens)),
+            float(ref_len),
+            penalty,
+            orders,
+            {"score_unpenalized": sum(terms)},
+        )

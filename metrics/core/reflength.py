@@ -129,3 +129,22 @@ def bleu_reference_length(hyp_len: int, ref_lens: Sequence[int], rule: str) -> f
     if rule == "minimumNearest":
         return min(ref_lens, key=lambda length: (abs(hyp_len - length), length))
     raise ValueError(f"unknown BLEU reference-length rule {rule!r}")
+
+
+def bleu_reference_choice(
+    hyp_len: int, ref_lens: Sequence[int], rule: str
+) -> tuple[int | None, float]:
+    """:func:`bleu_reference_length` with the reference of that length.
+
+    Returns:
+        ``(r, L*_k)``: r is the first reference of length L*_k under ``minimum`` and
+        ``minimumNearest``, None under ``average`` (no single reference).
+
+    Example:
+        >>> bleu_reference_choice(3, [4, 2, 2], "minimumNearest")
+        (1, 2)
+    """
+    length = bleu_reference_length(hyp_len, ref_lens, rule)
+    if rule == "average":
+        return None, length
+    return list(ref_lens).index(int(length)), length

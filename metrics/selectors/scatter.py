@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from django.urls import reverse
 
-from evaltrans.corpora.selectors import segment_browser_url
 from judging.humanscores.selectors import HumanSource, ranking_panel
 from metrics.core.correlation import (
     CorrelationError,
@@ -35,8 +35,9 @@ UNKNOWN_SIGNATURE = "no stored result with signature {signature!r} on this test 
 
 
 def segment_url(inputs: CorrelationInputs, index: int) -> str:
-    """Where a segment of the test set opens (0-based index)."""
-    return segment_browser_url(test_set=inputs.test_set, index=index)
+    """The segment page of a segment of the test set (0-based index): its scores, judgments
+    and alignment grids."""
+    return reverse("segments:detail", args=[inputs.test_set.pk, index + 1])
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evaltrans.corpora.models import TestSet
-from evaltrans.corpora.selectors import SEGMENTS_PER_PAGE, testset_list
+from evaltrans.corpora.selectors import testset_list
 from evaltrans.roles import admin_required, browser_required
 from metrics.core.presets import PRESETS
 from metrics.forms import RunForm, option_field_name
@@ -134,8 +134,6 @@ def run_sentences(request: HttpRequest, pk: int) -> HttpResponse:
         )
         rows = defined + undefined
     page = Paginator(rows, SENTENCES_PER_PAGE).get_page(request.GET.get("page", 1))
-    for row in page.object_list:  # where the segment browser shows this segment
-        row.browser_page = row.index // SEGMENTS_PER_PAGE + 1
     context = {
         "run": run,
         "systems": systems,

@@ -76,8 +76,9 @@ def test_a_viewer_explores_the_matrix_and_opens_a_segment_from_the_scatter(live_
     point = figure.evaluate(FIRST_POINT)
     box = figure.bounding_box()
     page.mouse.click(box["x"] + point["x"], box["y"] + point["y"])
-    page.wait_for_url("**#seg-*")
-    assert page.locator(".segment").count() >= 1
+    page.wait_for_url("**/segments/**")
+    assert page.locator("#candidates tbody tr").count() >= 13
+    screenshot(page, "correlation-point-opens-segment")
 
 
 def test_an_admin_runs_a_settings_sweep_and_sees_every_value(live_server, page):

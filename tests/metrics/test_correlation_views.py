@@ -133,8 +133,10 @@ def test_the_scatter_pages_show_points_rankings_and_disagreements(client, stored
     page = segment.context["page"]
     assert page["scatter"]["count"] == 31
     urls = [u for points in page["scatter"]["by_system"].values() for u in points["url"]]
-    assert all("#seg-" in u for u in urls)
-    assert page["disagreements"][0]["url"].endswith(f"#seg-{page['disagreements'][0]['segment']}")
+    test_set = stored.pk
+    assert all(u.startswith(f"/segments/{test_set}/") for u in urls)
+    first = page["disagreements"][0]
+    assert first["url"] == f"/segments/{test_set}/{first['segment']}/"
     one = client.get(url, {"signature": signature, "level": "segment", "system": "sys-a"})
     assert {row["system"] for row in one.context["page"]["disagreements"]} == {"sys-a"}
     points = json.loads(
