@@ -214,6 +214,16 @@ def system_scatter_figure(data: Mapping[str, Any]) -> dict[str, Any]:
             ),
             "showlegend": False,
         }
+        measure_ci = point.get("measure_ci")
+        if measure_ci:
+            trace["error_x"] = {
+                "type": "data",
+                "symmetric": False,
+                "array": [measure_ci[1] - point["x"]],
+                "arrayminus": [point["x"] - measure_ci[0]],
+                "color": colors[point["system"]],
+                "thickness": 1.2,
+            }
         if ci:
             trace["error_y"] = {
                 "type": "data",

@@ -11,13 +11,17 @@ from typing import Any
 import numpy as np
 from django.urls import reverse
 
+from evaltrans.corpora.models import System
 from judging.humanscores.selectors import HumanSource, ranking_panel
+from metrics.core import MeasureError, get_metric
 from metrics.core.correlation import (
     CorrelationError,
     correlate,
     regression_lines,
     significance_clusters,
 )
+from metrics.core.resampling import DEFAULT_SEED
+from metrics.models import RunMeasure
 from metrics.selectors.correlation import (
     CorrelationInputs,
     MetaEvaluationError,
@@ -25,6 +29,8 @@ from metrics.selectors.correlation import (
     human_side,
     measure_results,
 )
+from metrics.selectors.runs import segment_arrays
+from metrics.selectors.texts import testset_reference_count
 
 SCATTER_COEFFICIENTS = {"r": "pearson", "ρ": "spearman", "τ_b": "kendall-b"}
 DISCRETE_LEVELS = 12
@@ -112,7 +118,9 @@ def _titles(inputs: CorrelationInputs) -> tuple[str, str]:
 
 
 def system_scatter(
-    inputs: CorrelationInputs, human_cis: dict[str, tuple[float, float]]
+    inputs: CorrelationInputs,
+    human_cis: dict[str, tuple[float, float]],
+    measure_cis: dict[str, tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
     """Points, lines and coefficients at system level (measure scores oriented)."""
     x = inputs.measure_systems[0]
@@ -126,7 +134,15 @@ def system_scatter(
         ci = human_cis.get(name)
         if ci is not None:
             ci = tuple(sorted((sign * ci[0], sign * ci[1])))
-        points.append({"system": name, "x": float(x[k]), "y": float(y[k]), "human_ci": ci})
+        points.append(
+            {
+                "system": name,
+                "x": float(x[k]),
+                "y": float(y[k]),
+                "human_ci": ci,
+                "measure_ci": (measure_cis or {}).get(name),
+            }
+        )
     x_title, y_title = _titles(inputs)
     return {
         "systems": inputs.systems,
@@ -247,6 +263,68 @@ def human_intervals(
     return intervals
 
 
+MEASURE_BOOTSTRAP = 1000
+
+
+def measure_intervals(
+    inputs: CorrelationInputs, *, samples: int = MEASURE_BOOTSTRAP, seed: int = DEFAULT_SEED
+) -> dict[str, tuple[float, float]]:
+    """Each system's 95 % bootstrap interval of its measure score, oriented like the points.
+
+    Corpus aggregation resamples the segments' stored sufficient statistics and aggregates
+    them with the measure's own options (found on a run that computed the signature); the
+    sentence-mean aggregation resamples the judged sentence scores. Nothing for a measure whose
+    options are unknown here (an imported external measure has no statistics).
+    """
+    result = inputs.measures[0]
+    sign = -1.0 if result.negated else 1.0
+    rng = np.random.default_rng(seed)
+    intervals: dict[str, tuple[float, float]] = {}
+    if inputs.aggregation == "sentence-mean":
+        for row, name in enumerate(inputs.systems):
+            values = inputs.measure_segments[0, row]
+            values = values[np.isfinite(values) & np.isfinite(inputs.human_segments[row])]
+            if len(values) > 1:
+                means = values[rng.integers(0, len(values), (samples, len(values)))].mean(axis=1)
+                intervals[name] = _percentiles(means)
+        return intervals
+    run_measure = RunMeasure.objects.filter(
+        run__test_set=inputs.test_set, signature=result.signature
+    ).first()
+    if run_measure is None:
+        return intervals
+    try:
+        measure = get_metric(result.measure)(**run_measure.options)
+    except MeasureError:
+        return intervals  # options of an older version of the measure
+    names = dict(
+        System.objects.filter(test_set=inputs.test_set, name__in=inputs.systems).values_list(
+            "pk", "name"
+        )
+    )
+    n_refs = max(1, testset_reference_count(test_set=inputs.test_set))
+    arrays = segment_arrays(
+        test_set=inputs.test_set, signature=result.signature, system_ids=list(names)
+    )
+    for pk, data in arrays.items():
+        rows = len(data.stats)
+        if rows < 2 or data.stats.shape[1] == 0:
+            continue
+        picks = rng.integers(0, rows, (samples, rows))
+        scores = np.array(
+            [measure.aggregate(data.stats[pick], n_refs=n_refs).score for pick in picks]
+        )
+        scores = sign * scores[np.isfinite(scores)]
+        if len(scores):
+            intervals[names[pk]] = _percentiles(scores)
+    return intervals
+
+
+def _percentiles(values: np.ndarray) -> tuple[float, float]:
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
 def rankings(inputs: CorrelationInputs, clusters: dict[str, int]) -> dict[str, Any]:
     """Human and measure system ranks side by side, and the discordant pairs."""
     human = inputs.human_systems
@@ -347,7 +425,9 @@ def scatter_page(
             raise MetaEvaluationError(
                 f"system level needs at least 3 systems with both scores, found {len(inputs.systems)}"
             )
-        page["scatter"] = system_scatter(inputs, human_intervals(source, inputs))
+        page["scatter"] = system_scatter(
+            inputs, human_intervals(source, inputs), measure_intervals(inputs)
+        )
         page["rankings"] = rankings(inputs, human_clusters(source, inputs))
     else:
         page["scatter"] = segment_scatter(inputs)

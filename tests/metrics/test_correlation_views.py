@@ -235,3 +235,29 @@ def test_the_combination_page_scores_the_combination_out_of_sample(client, store
     assert page.context["figure"]["data"][0]["x"][0] == 0
     one = client.get(url, {"signature": signatures[:1]})
     assert "between 2 and 8" in one.context["error"]
+
+
+def test_system_points_carry_the_measures_own_bootstrap_interval(client, stored, viewer_user):  # noqa: F811
+    client.force_login(viewer_user)
+    url = reverse("correlation:scatter", args=["set", _set_pk()])
+    for measure, negative in (("wer", True), ("chrf", False)):
+        signature = SystemScore.objects.filter(measure=measure).values_list("signature", flat=True)[
+            0
+        ]
+        for aggregation in ("corpus", "sentence-mean"):
+            page = client.get(
+                url, {"signature": signature, "level": "system", "aggregation": aggregation}
+            ).context["page"]
+            for point in page["scatter"]["points"]:
+                low, high = point["measure_ci"]
+                assert low < high
+                assert low - 1e-9 <= point["x"] <= high + 1e-9  # the estimate lies inside
+                assert (high <= 0) is negative  # oriented like the point (WER negated)
+            figure = client.get(
+                url, {"signature": signature, "level": "system", "aggregation": aggregation}
+            ).context["figure"]
+            assert all(
+                "error_x" in trace
+                for trace in figure["data"]
+                if trace.get("mode") == "markers+text"
+            )
