@@ -183,3 +183,23 @@ def stored_signatures(*, test_set: TestSet) -> set[str]:
     return set(
         SystemScore.objects.filter(test_set=test_set).values_list("signature", flat=True).distinct()
     )
+
+
+def sweep_numbers(data: dict[str, Any]) -> dict[str, Any]:
+    """The numbers of a sweep, for its JSON download."""
+    return {
+        "measure": data["measure"],
+        "option": data["option"],
+        "values": [
+            {
+                "value": row.value,
+                "signature": row.signature,
+                "default": row.is_default,
+                "stored": row.stored,
+                "correlation": row.correlation,
+                "ci": list(row.ci) if row.ci else None,
+                "n": row.n,
+            }
+            for row in data["values"]
+        ],
+    }

@@ -269,8 +269,16 @@ def correlation_sweep(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     except MetaEvaluationError as error:
         context["error"] = str(error)
         return render(request, "metrics/correlation_sweep.html", context)
+    if request.GET.get("format") == "json":
+        return _json_download(sweep_selectors.sweep_numbers(data), f"sweep-{measure}-{option}")
     context.update(data=data, figure=charts.sweep_figure(data, context["coefficient"]))
     return render(request, "metrics/correlation_sweep.html", context)
+
+
+def _json_download(data: dict[str, Any], name: str) -> HttpResponse:
+    response = HttpResponse(json.dumps(data, indent=2), content_type=DOWNLOAD_TYPES["json"])
+    response["Content-Disposition"] = f'attachment; filename="{name}.json"'
+    return response
 
 
 @browser_required
@@ -298,6 +306,8 @@ def correlation_combination(request: HttpRequest, kind: str, pk: int) -> HttpRes
         except MetaEvaluationError as error:
             context["error"] = str(error)
         else:
+            if request.GET.get("format") == "json":
+                return _json_download(data, "combination")
             context["data"] = data
             if data["curve"]:
                 context["figure"] = charts.combination_curve_figure(data)

@@ -261,3 +261,27 @@ def test_system_points_carry_the_measures_own_bootstrap_interval(client, stored,
                 for trace in figure["data"]
                 if trace.get("mode") == "markers+text"
             )
+
+
+def test_sweep_and_combination_numbers_download_as_json(client, stored, viewer_user):  # noqa: F811
+    client.force_login(viewer_user)
+    pk = _set_pk()
+    sweep = client.get(
+        reverse("correlation:sweep", args=["set", pk]),
+        {"measure": "chrf", "option": "char-order", "values": "6,4", "format": "json"},
+    )
+    data = json.loads(sweep.content)
+    assert [row["value"] for row in data["values"]] == ["6", "4"]
+    assert data["values"][0]["stored"] and not data["values"][1]["stored"]
+    signatures = list(
+        SystemScore.objects.filter(measure__in=["wer", "chrf"])
+        .order_by("signature")
+        .values_list("signature", flat=True)
+        .distinct()
+    )
+    combination = client.get(
+        reverse("correlation:combination", args=["set", pk]),
+        {"signature": signatures, "format": "json"},
+    )
+    assert combination["Content-Disposition"].startswith("attachment")
+    assert len(json.loads(combination.content)["weights"]) == 2
