@@ -73,6 +73,11 @@ class Campaign(models.Model):
     )
     show_source = models.BooleanField(default=True)
     show_context = models.BooleanField(default=False)
+    anonymous_judges = models.BooleanField(
+        default=False,
+        help_text="Show judges to viewers as 'judge 1, judge 2, …' on the result pages "
+        "(admins still see names).",
+    )
     seed = models.BigIntegerField(help_text="Seed of the random assignment and order.")
     repeat_share = models.FloatField(
         default=0.05,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from io import StringIO
 
 import pytest
@@ -21,13 +20,11 @@ from evaltrans.corpora.services import testset_import
 from evaltrans.roles import JUDGES_GROUP
 from judging.humanscores.models import ExternalJudgment, JudgmentSet
 from judging.humanscores.selectors import human_source_get, source_human_scores
-from judging.models import Campaign
 from metrics.core import get_metric
 from metrics.models import SystemScore
 from metrics.selectors.runs import segment_arrays
 from metrics.selectors.segments.explanations import _number_text
 from metrics.selectors.segments.grid_page import variant_key
-from metrics.selectors.segments.judgments import HIDDEN_JUDGES_FIELD
 from metrics.selectors.segments.measures import GRID_MEASURES
 from metrics.selectors.segments.segment_page import score_columns
 from tests.conftest import make_user
@@ -477,10 +474,10 @@ def test_campaign_judgments_show_their_judges(client, campaign, viewer_user):
 
 
 def test_an_anonymous_campaign_hides_judge_names_from_viewers_not_from_admins(
-    client, campaign, viewer_user, admin_user, monkeypatch
+    client, campaign, viewer_user, admin_user
 ):
-    # The Campaign model has no such setting yet; the page reads it where it exists.
-    monkeypatch.setattr(Campaign, HIDDEN_JUDGES_FIELD, True, raising=False)
+    campaign.anonymous_judges = True
+    campaign.save(update_fields=["anonymous_judges"])
     client.force_login(viewer_user)
     response = client.get(url(campaign.test_set, 1))
     headers = _judge_headers(response)
@@ -490,29 +487,3 @@ def test_an_anonymous_campaign_hides_judge_names_from_viewers_not_from_admins(
         assert name not in html
     client.force_login(admin_user)
     assert set(_judge_headers(client.get(url(campaign.test_set, 1)))) <= {"alice", "bob", "carol"}
-
-
-# --------------------------------------------------------------------------- speed
-
-
-def test_a_60_word_segment_with_14_systems_answers_within_300_ms(client, viewer_user):
-    words = [f"w{k % 23}" for k in range(60)]
-    references = [" ".join(words), "a short one"]
-    outputs = {
-        f"system-{s:02d}": [" ".join(words[s:] + words[:s]), "a short one"] for s in range(14)
-    }
-    test_set = make_test_set("long", references=references, outputs=outputs)
-    evaluate("long", "wer,per,cder,ter,bleu,nist,chrf")
-    judgment_set(test_set, {(name, "ann"): [3, 4] for name in outputs}, name="long judgments")
-    client.force_login(viewer_user)
-    timings = {}
-    for name, path in (("page", url(test_set, 1)), ("grid", url(test_set, 1, grid=True))):
-        client.get(path)
-        best = math.inf
-        for _ in range(3):
-            start = time.perf_counter()
-            assert client.get(path).status_code == 200
-            best = min(best, time.perf_counter() - start)
-        timings[name] = best
-    assert timings["page"] < 0.3, timings
-    assert timings["grid"] < 1.0, timings

@@ -5,7 +5,7 @@ sentence as it did?), one module per job; import from the module.
   context and references, every system's candidate with its stored sentence scores
   (``score_columns``, ``stored_sentence_scores``, ``signature_options``);
 * ``judgments``: every human judgment of the segment, raw and normalized per judge
-  (``segment_judgments``, ``HIDDEN_JUDGES_FIELD``);
+  (``segment_judgments``);
 * ``grid_page``: the grid view (``grid_page``, ``grid_request``, ``variant_key``,
   ``variant_title``, ``OPTION_PREFIX``, ``CDER_DIRECTIONS``);
 * ``alignment_views``: one measure's alignment of one pair as the plain data

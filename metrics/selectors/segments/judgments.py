@@ -21,10 +21,6 @@ from metrics.core.human_scores import (
     sentence_statistic,
 )
 
-HIDDEN_JUDGES_FIELD = "anonymous_judges"
-"""The Campaign field that hides judge names from viewers (admins always see them). The model
-has no such field yet; while it is absent every campaign shows its judges' names."""
-
 
 @dataclass
 class JudgeCell:
@@ -59,7 +55,8 @@ class HumanTable:
 
 
 def campaign_hides_judges(campaign: Campaign) -> bool:
-    return bool(getattr(campaign, HIDDEN_JUDGES_FIELD, False))
+    """Viewers see "judge 1, judge 2, …" for a campaign set to anonymous (admins see names)."""
+    return campaign.anonymous_judges
 
 
 @dataclass
