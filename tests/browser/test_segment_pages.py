@@ -1,6 +1,7 @@
-"""A viewer opens a segment of the demo in Chromium, picks a candidate with the keyboard, opens
-its alignment grids, switches measure, CDER direction and reference without a reload, and goes
-on to the next segment with →; screenshots are kept as test artifacts."""
+"""A viewer opens a segment of the demo from the test-set browser in Chromium, picks a candidate
+with the keyboard, opens its alignment grids, switches measure, CDER direction and reference
+without a reload, goes on to the next segment with → and opens the two-system comparison;
+screenshots are kept as test artifacts."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.core.management import call_command
 
 from evaltrans.corpora.management.commands.load_demo_corpus import demo_test_set
 from evaltrans.corpora.models import Reference
+from evaltrans.corpora.selectors import segment_browser_url
 from evaltrans.roles import VIEWERS_GROUP
 from tests.conftest import make_user
 
@@ -43,8 +45,10 @@ def test_a_viewer_reads_a_segment_and_its_alignment_grids(live_server, page):
     page.fill("#id_password", "pw-reader")
     page.click("button[type=submit]")
 
-    # The test-set browser will link here; until then the page is opened by its URL.
-    page.goto(f"{live_server.url}/segments/{test_set.pk}/{SEGMENT}/")
+    # From the test-set browser's page holding the segment, its "scores & alignments" link.
+    page.goto(f"{live_server.url}{segment_browser_url(test_set=test_set, index=SEGMENT - 1)}")
+    page.click(f"#seg-{SEGMENT} .segment-open")
+    page.wait_for_url(f"**/segments/{test_set.pk}/{SEGMENT}/")
     rows = page.locator("#candidates tbody tr.candidate")
     assert rows.count() == test_set.systems.count() == 13
     assert page.locator("#candidates thead th").count() == 2 + 7 + 1  # 7 stored measures
@@ -91,3 +95,9 @@ def test_a_viewer_reads_a_segment_and_its_alignment_grids(live_server, page):
     assert f"Segment {SEGMENT + 1}" in page.locator("h1").inner_text()
     page.keyboard.press("k")
     page.wait_for_url(f"**/segments/{test_set.pk}/{SEGMENT}/")
+
+    # The two-system comparison, from the segment page.
+    page.click("#compare-link")
+    page.wait_for_url(f"**/segments/{test_set.pk}/compare/**")
+    assert page.locator("table").count() >= 3
+    screenshot(page, "segment-compare-systems")
