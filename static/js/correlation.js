@@ -1,5 +1,5 @@
 // Correlation dashboards: sortable matrix table, scatter points that open their segment, and
-// live updates of a campaign's matrix (poll the judgments' fingerprint, swap the matrix in place).
+// live updates of a campaign's dashboards (poll the judgments' fingerprint, swap the content in place).
 (function () {
   function sortable(table) {
     table.querySelectorAll("thead th").forEach(function (head, column) {
@@ -47,9 +47,13 @@
           const url = new URL(window.location.href);
           url.searchParams.set("partial", "1");
           return fetch(url).then(function (r) { return r.text(); }).then(function (html) {
-            container.innerHTML = html;
+            // The matrix answers with its fragment; other dashboards with the whole page, whose
+            // container of the same id is taken.
+            const fresh = new DOMParser().parseFromString(html, "text/html").getElementById(container.id);
+            container.innerHTML = fresh ? fresh.innerHTML : html;
             container.querySelectorAll("table.sortable").forEach(sortable);
             if (window.evaltransCharts) window.evaltransCharts.renderAll(container);
+            container.querySelectorAll("[data-click-opens]").forEach(clickOpens);
             if (badge) { badge.classList.add("flash"); setTimeout(function () { badge.classList.remove("flash"); }, 1200); }
           });
         })
@@ -63,7 +67,7 @@
       // charts.js has drawn the figure by now (it runs first, on the same event).
       setTimeout(function () { clickOpens(element); }, 0);
     });
-    const container = document.getElementById("matrix-body");
+    const container = document.getElementById("matrix-body") || document.getElementById("dashboard-body");
     if (container && container.dataset.live) live(container);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
