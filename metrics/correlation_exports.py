@@ -8,6 +8,7 @@ import io
 from typing import Any
 
 from evaltrans.spreadsheets import spreadsheet_safe
+from metrics.core.correlation import format_value
 from metrics.selectors.correlation import CorrelationMatrix
 
 LATEX_SPECIALS = {
@@ -26,13 +27,6 @@ LATEX_SPECIALS = {
 
 def latex_escape(text: str) -> str:
     return "".join(LATEX_SPECIALS.get(char, char) for char in text)
-
-
-def _value(value: float | None, digits: int = 3) -> str:
-    if value is None:
-        return ""
-    text = f"{value:.{digits}f}"
-    return "0." + "0" * digits if text == "-0." + "0" * digits else text
 
 
 def correlation_csv(matrix: CorrelationMatrix) -> str:
@@ -109,9 +103,9 @@ def correlation_latex(matrix: CorrelationMatrix) -> str:
             if cell is None or cell.value is None:
                 values.append("--")
             elif cell.best:
-                values.append(r"\textbf{" + _value(cell.value) + "}")
+                values.append(r"\textbf{" + format_value(cell.value) + "}")
             else:
-                values.append(_value(cell.value))
+                values.append(format_value(cell.value))
         lines.append(latex_escape(row.label) + " & " + " & ".join(values) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", ""]
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from evaltrans.plotting import (
     layout,
     system_colors,
 )
+from metrics.core.correlation import format_value
 
 BEST_OUTLINE = "#111827"
 TOP_CLUSTER = "#111827"
@@ -32,11 +33,8 @@ LINE_NAMES = {
 WEBGL_FROM = 10_000
 
 
-def _number(value: float | None, digits: int = 3) -> str:
-    if value is None or not math.isfinite(value):
-        return "–"
-    text = f"{value:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
+def _number(value: float | None) -> str:
+    return format_value(value, missing="–")
 
 
 def matrix_figure(matrix: Mapping[str, Any]) -> dict[str, Any]:
@@ -109,6 +107,20 @@ def matrix_figure(matrix: Mapping[str, Any]) -> dict[str, Any]:
             shapes=shapes,
         ),
     )
+
+
+def _whiskers(
+    values: Sequence[float], intervals: Sequence[Sequence[float] | None], color: str
+) -> dict[str, Any]:
+    """Asymmetric error bars from each value to the ends of its interval (none: no bar)."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [ci[1] - v if ci else 0.0 for v, ci in zip(values, intervals, strict=True)],
+        "arrayminus": [v - ci[0] if ci else 0.0 for v, ci in zip(values, intervals, strict=True)],
+        "color": color,
+        "thickness": 1.2,
+    }
 
 
 def _cell_outline(column: int, row: int) -> dict[str, Any]:
@@ -214,25 +226,12 @@ def system_scatter_figure(data: Mapping[str, Any]) -> dict[str, Any]:
             ),
             "showlegend": False,
         }
-        measure_ci = point.get("measure_ci")
-        if measure_ci:
-            trace["error_x"] = {
-                "type": "data",
-                "symmetric": False,
-                "array": [measure_ci[1] - point["x"]],
-                "arrayminus": [point["x"] - measure_ci[0]],
-                "color": colors[point["system"]],
-                "thickness": 1.2,
-            }
+        if point.get("measure_ci"):
+            trace["error_x"] = _whiskers(
+                [point["x"]], [point["measure_ci"]], colors[point["system"]]
+            )
         if ci:
-            trace["error_y"] = {
-                "type": "data",
-                "symmetric": False,
-                "array": [ci[1] - point["y"]],
-                "arrayminus": [point["y"] - ci[0]],
-                "color": colors[point["system"]],
-                "thickness": 1.2,
-            }
+            trace["error_y"] = _whiskers([point["y"]], [ci], colors[point["system"]])
         traces.append(trace)
     x = [point["x"] for point in data["points"]]
     y = [point["y"] for point in data["points"]]
@@ -354,8 +353,6 @@ def sweep_figure(data: Mapping[str, Any], coefficient: str) -> dict[str, Any]:
     rows = [row for row in data["values"] if row.correlation is not None]
     x = [escape_label(row.value) for row in rows]
     y = [row.correlation for row in rows]
-    upper = [(row.ci[1] - row.correlation) if row.ci else 0.0 for row in rows]
-    lower = [(row.correlation - row.ci[0]) if row.ci else 0.0 for row in rows]
     best = data["best"]
     trace = {
         "type": "scatter",
@@ -368,8 +365,7 @@ def sweep_figure(data: Mapping[str, Any], coefficient: str) -> dict[str, Any]:
             "symbol": ["diamond" if row.is_default else "circle" for row in rows],
             "color": ["#b45309" if row.correlation == best else "#2563eb" for row in rows],
         },
-        "error_y": {"type": "data", "symmetric": False, "array": upper, "arrayminus": lower,
-                    "color": "#64748b", "thickness": 1.2},
+        "error_y": _whiskers(y, [row.ci for row in rows], "#64748b"),
         "customdata": [[escape_template(row.signature), row.n] for row in rows],
         "hovertemplate": "%{x}: <b>%{y:.4f}</b> (n = %{customdata[1]})<br>%{customdata[0]}"
         "<extra></extra>",

@@ -52,6 +52,7 @@ from metrics.core.correlation import (
     compare,
     correlate,
     fisher_intervals,
+    format_value,
     significance_clusters,
 )
 from metrics.core.human_scores import HumanScoresError
@@ -851,11 +852,6 @@ def cached_correlation_matrix(
     return matrix
 
 
-def _display_number(value: float) -> str:
-    text = f"{value:.3f}"
-    return text[1:] if text == "-0.000" else text
-
-
 def matrix_display(matrix: CorrelationMatrix) -> dict[str, Any]:
     """The matrix as the page shows it: labels and cells for the figure, rows for the table."""
     cells = [
@@ -880,7 +876,7 @@ def matrix_display(matrix: CorrelationMatrix) -> dict[str, Any]:
             if cell is not None and cell["value"] is not None:
                 cell = {
                     **cell,
-                    "text": _display_number(cell["value"]),
+                    "text": format_value(cell["value"]),
                     "half_width": (cell["ci"][1] - cell["ci"][0]) / 2 if cell["ci"] else None,
                     "aspect": column.aspect,
                     "view": column.view,
@@ -938,4 +934,4 @@ def stored_measures(*, source: HumanSource) -> list[MeasureRow]:
 
 def correlation_sources_for(*, test_set: TestSet) -> list[dict[str, Any]]:
     """The judgment sets and campaigns attached to a test set (links from its run pages)."""
-    return [row for row in human_source_list() if row["test_set"] == test_set]
+    return human_source_list(test_set=test_set)

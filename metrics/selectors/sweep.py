@@ -3,7 +3,6 @@ stored, and how each correlates with one human column (thesis tables 8.8–8.21 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -151,6 +150,7 @@ def sweep(
             bootstrap=0 if pooled_pearson else SWEEP_BOOTSTRAP,
         )
         cells = {cell.signature: cell for cell in table.cells}
+    stored_set = {r.signature for r in stored}
     result = []
     for value, signature, is_default in rows:
         cell = cells.get(signature)
@@ -158,7 +158,7 @@ def sweep(
             SweepValue(
                 value=value,
                 signature=signature,
-                stored=signature in {r.signature for r in stored},
+                stored=signature in stored_set,
                 correlation=cell.value if cell else None,
                 ci=cell.ci if cell else None,
                 n=cell.n if cell else 0,
@@ -166,7 +166,7 @@ def sweep(
             )
         )
     finite = [row.correlation for row in result if row.correlation is not None]
-    best = max(finite) if finite and all(math.isfinite(v) for v in finite) else None
+    best = max(finite) if finite else None  # table cells are finite or None
     return {
         "measure": measure,
         "option": option,

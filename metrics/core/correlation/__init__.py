@@ -38,7 +38,7 @@ from .core import correlate
 from .errors import CorrelationError
 from .pce import pairwise_confidence_accuracy
 from .regression import Line, RegressionLines, regression_lines
-from .results import Correlations
+from .results import Correlations, format_value
 from .ties import calibrate
 
 __all__ = [
@@ -59,6 +59,7 @@ __all__ = [
     "cross_validated_predictions",
     "cross_validated_r",
     "fisher_intervals",
+    "format_value",
     "optimal_weights",
     "pairwise_confidence_accuracy",
     "regression_lines",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,3 +40,12 @@ class Correlations:
     groups_skipped: IntArray
     epsilon: FloatArray | None = None
     group_values: FloatArray | None = None
+
+
+def format_value(value: float | None, digits: int = 3, missing: str = "") -> str:
+    """A coefficient as text with ``digits`` decimals; a value that rounds to zero is "0.000",
+    never "-0.000"; None, NaN and ±inf give ``missing``."""
+    if value is None or not math.isfinite(value):
+        return missing
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text

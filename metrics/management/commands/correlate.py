@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from judging.humanscores.selectors import HumanSourceError, human_source_by_name
-from metrics.core.correlation import COEFFICIENTS, GROUPINGS
+from metrics.core.correlation import COEFFICIENTS, GROUPINGS, format_value
 from metrics.core.human_scores import WEIGHTING_CHOICES
 from metrics.core.resampling import DEFAULT_SEED
 from metrics.models import MetricRun
@@ -143,7 +143,7 @@ class Command(BaseCommand):
 
 
 def _number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+    return format_value(value, missing="n/a")
 
 
 def format_table(table: CorrelationTable) -> str:
@@ -158,7 +158,7 @@ def format_table(table: CorrelationTable) -> str:
             cell = table.cell(measure.signature, coefficient)
             text = _number(cell.value) + ("*" if cell.best else "")
             if cell.ci:
-                text += f" [{cell.ci[0]:.3f}, {cell.ci[1]:.3f}]"
+                text += f" [{_number(cell.ci[0])}, {_number(cell.ci[1])}]"
             row.append(text)
         rows.append(row)
     widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
