@@ -119,10 +119,14 @@ def _aspect_rank(aspect: str) -> tuple[int, str]:
 # ---------------------------------------------------------------- sources
 
 
-def human_source_list() -> list[dict[str, Any]]:
-    """Every judgment set and campaign, for the index page."""
+def human_source_list(*, test_set: TestSet | None = None) -> list[dict[str, Any]]:
+    """Every judgment set and campaign (of ``test_set`` only, when given), for index pages."""
     rows: list[dict[str, Any]] = []
-    for judgment_set in JudgmentSet.objects.select_related("test_set"):
+    sets = JudgmentSet.objects.select_related("test_set")
+    campaigns = Campaign.objects.select_related("test_set")
+    if test_set is not None:
+        sets, campaigns = sets.filter(test_set=test_set), campaigns.filter(test_set=test_set)
+    for judgment_set in sets:
         rows.append(
             {
                 "kind": SOURCE_SET,
@@ -135,9 +139,7 @@ def human_source_list() -> list[dict[str, Any]]:
                 "aspects": judgment_set.metadata.get("aspects", []),
             }
         )
-    campaigns = Campaign.objects.select_related("test_set").annotate(
-        judges_count=Count("judges", distinct=True)
-    )
+    campaigns = campaigns.annotate(judges_count=Count("judges", distinct=True))
     for campaign in campaigns:
         rows.append(
             {
