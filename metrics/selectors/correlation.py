@@ -626,6 +626,7 @@ class CorrelationMatrix:
     excluded: dict[str, str]
     judgments: int
     notes: list[str]
+    significance_tested: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The numbers of the matrix for its JSON download."""
@@ -749,6 +750,7 @@ def correlation_matrix(
         excluded=excluded,
         judgments=judgments,
         notes=notes,
+        significance_tested=significance,
     )
 
 
@@ -801,7 +803,7 @@ def _matrix_column(
 
 
 MATRIX_CACHE_SECONDS = 3600
-MATRIX_CACHE_VERSION = 1
+MATRIX_CACHE_VERSION = 2
 
 
 def stored_results_key(test_set: TestSet) -> str:

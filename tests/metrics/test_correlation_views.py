@@ -282,3 +282,22 @@ def test_sweep_and_combination_numbers_download_as_json(client, stored, viewer_u
     )
     assert combination["Content-Disposition"].startswith("attachment")
     assert len(json.loads(combination.content)["weights"]) == 2
+
+
+def test_the_matrix_says_whether_significance_was_tested(client, stored, viewer_user):  # noqa: F811
+    client.force_login(viewer_user)
+    url = reverse("correlation:matrix", args=["set", _set_pk()])
+    pearson = client.get(url).content.decode()
+    assert "top significance cluster" in pearson and "Williams" in pearson
+    kendall = client.get(url, {"coefficient": "kendall-b"})
+    assert "significance not tested" in kendall.content.decode()
+    assert all(
+        cell is None or cell.cluster is None
+        for row in kendall.context["matrix"].cells
+        for cell in row
+    )
+    tested = client.get(url, {"coefficient": "kendall-b", "significance": "on"})
+    assert "permutation test" in tested.content.decode()
+    assert any(
+        cell is not None and cell.cluster for row in tested.context["matrix"].cells for cell in row
+    )
