@@ -10,7 +10,7 @@ from pathlib import Path
 from django.contrib import messages
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from evaltrans.roles import admin_required, browser_required, can_browse, is_judge
 
@@ -23,6 +23,7 @@ from .selectors import testset_list, testset_reference_labels, testset_segment_p
 from .services import CorpusImportError, testset_export, testset_import
 
 
+@require_GET
 def home(request: HttpRequest) -> HttpResponse:
     if can_browse(request.user):
         return redirect("corpora:test_set_list")
@@ -32,11 +33,13 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @browser_required
+@require_GET
 def test_set_list(request: HttpRequest) -> HttpResponse:
     return render(request, "corpora/test_set_list.html", {"test_sets": testset_list()})
 
 
 @browser_required
+@require_GET
 def test_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
     test_set = get_object_or_404(TestSet, pk=pk)
     all_systems = list(test_set.systems.all())
@@ -82,6 +85,7 @@ def test_set_import(request: HttpRequest) -> HttpResponse:
 
 
 @admin_required
+@require_GET
 def test_set_export(request: HttpRequest, pk: int, export_format: str) -> HttpResponse:
     test_set = get_object_or_404(TestSet, pk=pk)
     if export_format not in FORMATS or FORMATS[export_format].write is None:

@@ -5,6 +5,7 @@ Defaults give the embedded set-up (SQLite, kombu's filesystem broker under ``var
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -40,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "evaltrans.corpora",
     "judging",
     "judging.humanscores",
@@ -55,7 +57,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "evaltrans.middleware.MethodNotAllowedPageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evaltrans.urls"
@@ -89,17 +94,55 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Celery workers and the web server write concurrently; wait for locks instead of failing.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
+    # WAL lets pages read while an import or a run writes (with a rollback journal, a large
+    # write locks every reader out once it spills to the file); synchronous=NORMAL is WAL's
+    # usual setting, losing at most the last commits on a power cut, never consistency.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 30,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
+    {
+        "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator",
+        # Django's 0.7 lets a doubled user name through ("judge3judge3" scores 0.67).
+        "OPTIONS": {"max_similarity": 0.6},
+    },
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Sessions read from the cache and fall back to the database: one query less per page.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# In the database, which every web process shares: with the default per-process memory cache
+# in front (cached_db), a logged-out session stayed valid in the other gunicorn workers.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+# Login throttling (django-axes). The axes backend comes first so that a locked-out user is
+# refused before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Counted separately per account (from any address) and per address (for any account), so
+# neither many addresses against one account nor one address against many accounts gets far.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# Ten, not three: judges of a campaign often share one address (a lab, a NAT).
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT") or "10")
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES") or "15"))
+# A success must not clear the address's count: an attacker with one valid account would
+# otherwise reset it between guesses at another.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "evaltrans.throttling.lockout_response"
+# Behind a reverse proxy every request comes from the proxy's address; this many trusted
+# proxies append to X-Forwarded-For, and the client is the address the outermost one saw.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT") or "0")
+AXES_CLIENT_IP_CALLABLE = "evaltrans.throttling.client_ip"
+# Lockouts are still logged; this only drops axes' banner from every command and worker start.
+AXES_VERBOSE = False
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "corpora:home"
 LOGOUT_REDIRECT_URL = "login"

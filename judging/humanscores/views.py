@@ -16,7 +16,7 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from evaltrans.corpora.formats.base import CorpusFormatError
 from evaltrans.plotting import system_colors
@@ -72,6 +72,7 @@ def _context(request: HttpRequest, source: HumanSource, tab: str, aspects: list[
 
 
 @browser_required
+@require_GET
 def source_list(request: HttpRequest) -> HttpResponse:
     return render(request, "humanscores/source_list.html", {"sources": human_source_list()})
 
@@ -106,6 +107,7 @@ def judgment_set_import(request: HttpRequest) -> HttpResponse:
 
 
 @browser_required
+@require_GET
 def judge_bias(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
     context = _context(request, source, "judges", source.aspects)
@@ -128,6 +130,7 @@ def judge_bias(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
 
 
 @browser_required
+@require_GET
 def judge_detail(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
     judge = request.GET.get("judge", "")
@@ -145,6 +148,7 @@ def judge_detail(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
 
 
 @browser_required
+@require_GET
 def agreement(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
     context = _context(request, source, "agreement", source.aspects)
@@ -171,6 +175,7 @@ def agreement(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
 
 
 @browser_required
+@require_GET
 def ranking(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
     context = _context(request, source, "ranking", source.score_aspects)
