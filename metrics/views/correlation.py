@@ -226,7 +226,7 @@ def correlation_sweep(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         "source": source,
         "measure": measure,
         "option": option,
-        "measure_options": {name: METRICS[name].options for name in METRICS},
+        "measure_options": {name: sweep_selectors.sweepable_options(name) for name in METRICS},
         "values_text": ",".join(values),
         "columns": columns,
         "coefficient": _choice(request, "coefficient", COEFFICIENTS, "pearson"),
@@ -234,6 +234,7 @@ def correlation_sweep(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         "coefficients": COEFFICIENTS,
         "groupings": GROUPINGS,
         "run": None,
+        "live": kind == "campaign",
     }
     if request.method == "POST":
         if not is_admin(request.user):
@@ -292,6 +293,7 @@ def correlation_combination(request: HttpRequest, kind: str, pk: int) -> HttpRes
         "columns": columns,
         "measures": selectors.stored_measures(source=source),
         "chosen": chosen,
+        "live": kind == "campaign",
     }
     if chosen:
         try:

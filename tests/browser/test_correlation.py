@@ -104,3 +104,56 @@ def test_an_admin_runs_a_settings_sweep_and_sees_every_value(live_server, page):
     assert page.locator("#sweep-table tbody tr").count() == 4
     assert page.locator("#sweep-table >> text=not computed").count() == 0
     screenshot(page, "correlation-sweep-cder-pad-rule")
+
+
+def _judge_screens(username: str, screens: int | None) -> None:
+    """Judge ``screens`` screens (None: all) of a demo judge's assignment, levels varying by
+    candidate so that the correlations are defined."""
+    from judging.models import Assignment
+    from judging.selectors import screen_next
+    from tests.judging.test_services import submit_screen
+
+    assignment = Assignment.objects.get(judge__username=username)
+    done = 0
+    while (screens is None or done < screens) and (
+        screen := screen_next(assignment=assignment)
+    ) is not None:
+        submit_screen(assignment, screen, [1 + (screen + k) % 5 for k in range(8)])
+        done += 1
+
+
+def test_a_campaigns_matrix_updates_live_as_judgments_arrive(live_server, page):
+    call_command("load_demo", "--force", stdout=StringIO())
+    call_command("load_demo_runs", stdout=StringIO())
+    call_command("load_demo_campaign", stdout=StringIO())
+    from judging.management.commands.load_demo_campaign import DEMO_CAMPAIGN
+    from judging.models import Campaign
+
+    _judge_screens("judge1", None)
+    make_user("reader", group=VIEWERS_GROUP)
+    page.goto(f"{live_server.url}/login/")
+    page.fill("#id_username", "reader")
+    page.fill("#id_password", "pw-reader")
+    page.click("button[type=submit]")
+    campaign = Campaign.objects.get(name=DEMO_CAMPAIGN)
+    page.goto(f"{live_server.url}/correlation/campaign/{campaign.pk}/")
+    page.wait_for_selector("#matrix-figure .main-svg")
+    assert page.locator("#live-badge").is_visible()
+    before = int(page.locator("#judgment-count").inner_text())
+    page.evaluate("window.notReloaded = true")
+
+    _judge_screens("judge2", 3)  # judgments arrive while the viewer watches
+    page.wait_for_function(
+        f"document.getElementById('judgment-count').textContent !== '{before}'", timeout=20_000
+    )
+    after = int(page.locator("#judgment-count").inner_text())
+    assert after > before
+    # The matrix was swapped in place (no reload) and its figure drawn again.
+    assert page.evaluate("window.notReloaded") is True
+    page.wait_for_selector("#matrix-figure .main-svg")
+    assert page.locator("#matrix-table tbody tr").count() >= 1
+    screenshot(page, "correlation-matrix-live")
+    # The sweep and combination pages of a campaign poll the same state.
+    for tab in ("sweep", "combination"):
+        page.goto(f"{live_server.url}/correlation/campaign/{campaign.pk}/{tab}/")
+        assert page.locator("#dashboard-body[data-live]").count() == 1

@@ -21,9 +21,10 @@ counted in one pass (the Fenwick tree holds a vector of B sums per node).
 and weights): cells sorted by x; walking up, a cell j enters a Fenwick tree over the dense
 ranks of y once x_i - x_j > ε (a second pointer, so ε costs nothing); the tree gives the weight
 of entered cells below, at and above y_i. T_xy, T_x follow from the per-rank sums of y
-(y ties) and M. O(N log N) per group and weight vector. Groups of up to
-``SINGLE_PRECISION_CELLS`` cells are counted in float32 (twice the SIMD width, exact: a group's
-counts stay below 2^24), larger ones in float64. The kernel is serial: numba's OpenMP pool
+(y ties) and M. O(N log N) per group and weight vector. Below ``SINGLE_PRECISION_CELLS``
+cells the tree holds float32 (twice the SIMD width; exact, as its sums never exceed the total
+weight, which is the cell count for a resample or 0/1 choices) and the counts, products of
+such sums, accumulate in float64. The kernel is serial: numba's OpenMP pool
 cost about 8 ms per call on the loaded 2-core machine (its barrier waits for descheduled
 threads), more than it saved.
 """
@@ -41,8 +42,8 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-SINGLE_PRECISION_CELLS = 4096
-"""Groups up to this many cells are counted in float32 (exact below 2^24)."""
+SINGLE_PRECISION_CELLS = 2**24
+"""Below this many cells the kernel's tree sums are float32 (integers are exact below 2^24)."""
 
 # Output rows of the kernel.
 _C, _D, _TYF, _CT, _NT, _W, _YTIE, _NX, _NY = range(9)
@@ -69,7 +70,7 @@ def _pair_kernel(  # pragma: no cover - compiled
     """
     segments = seg_start.shape[0] - 1
     width = weights.shape[1]
-    out = np.zeros((segments, _ROWS, width), weights.dtype)
+    out = np.zeros((segments, _ROWS, width), np.float64)
     most = 1
     for s in range(segments):
         if ny_seg[s] > most:
@@ -137,9 +138,9 @@ def _pair_kernel(  # pragma: no cover - compiled
                     le[b] -= row[b]
                 k -= k & (-k)
             for b in range(width):
-                res[_C, b] += wi[b] * lt[b]
-                res[_D, b] += wi[b] * (entered[b] - le[b])
-                res[_TYF, b] += wi[b] * (le[b] - lt[b])
+                res[_C, b] += np.float64(wi[b]) * lt[b]
+                res[_D, b] += np.float64(wi[b]) * (entered[b] - le[b])
+                res[_TYF, b] += np.float64(wi[b]) * (le[b] - lt[b])
                 ysum[r, b] += wi[b]
                 res[_W, b] += wi[b]
             if use_cut:
@@ -153,7 +154,7 @@ def _pair_kernel(  # pragma: no cover - compiled
                         ct[b] += row[b]
                     k -= k & (-k)
                 for b in range(width):
-                    res[_CT, b] += wi[b] * ct[b]
+                    res[_CT, b] += np.float64(wi[b]) * ct[b]
             # Distinct x values with positive weight (tau-c).
             if i > a and x[i] != x[i - 1]:
                 for b in range(width):
@@ -168,7 +169,7 @@ def _pair_kernel(  # pragma: no cover - compiled
         # y ties, distinct y values, and the Kendall-like pair count N_t.
         for r in range(ny):
             for b in range(width):
-                v = ysum[r, b]
+                v = np.float64(ysum[r, b])
                 res[_YTIE, b] += v * (v - 1.0) * 0.5
                 if v > 0.0:
                     res[_NY, b] += 1.0
@@ -181,7 +182,7 @@ def _pair_kernel(  # pragma: no cover - compiled
                 if c >= 0:
                     wi = weights[cell[i]]
                     for b in range(width):
-                        res[_NT, b] += wi[b] * ysum[c, b]
+                        res[_NT, b] += np.float64(wi[b]) * ysum[c, b]
     return out
 
 
@@ -218,6 +219,57 @@ def _cut_ranks(  # pragma: no cover - compiled
                 else:
                     hi = mid
             out[i] = best
+    return out
+
+
+@compiled
+def _partner_kernel(  # pragma: no cover - compiled
+    seg_start: IntArray, x: FloatArray, yrank: IntArray, eps: FloatArray, ny_seg: IntArray
+) -> FloatArray:
+    """Per sorted cell, its partners in its segment (unit weights): concordant, discordant, tied
+    in y only. Two sweeps of a Fenwick tree over y ranks: cells further than ε below in x,
+    then above.
+    """
+    n = x.shape[0]
+    out = np.zeros((n, 3))
+    most = 1
+    for s in range(seg_start.shape[0] - 1):
+        if ny_seg[s] > most:
+            most = ny_seg[s]
+    tree = np.zeros(most + 1)
+    for s in range(seg_start.shape[0] - 1):
+        a = seg_start[s]
+        e = seg_start[s + 1]
+        ny = ny_seg[s]
+        for direction in (1, -1):
+            tree[:] = 0.0
+            entered = 0.0
+            first = a if direction == 1 else e - 1
+            ptr = first
+            for step in range(e - a):
+                i = first + direction * step
+                while ptr != i and direction * (x[i] - x[ptr]) > eps[s]:
+                    k = yrank[ptr] + 1
+                    while k <= ny:
+                        tree[k] += 1.0
+                        k += k & (-k)
+                    entered += 1.0
+                    ptr += direction
+                below = 0.0
+                k = yrank[i]
+                while k > 0:
+                    below += tree[k]
+                    k -= k & (-k)
+                at_or_below = 0.0
+                k = yrank[i] + 1
+                while k > 0:
+                    at_or_below += tree[k]
+                    k -= k & (-k)
+                above = entered - at_or_below
+                # Entered cells are below in x (first sweep) or above (second).
+                out[i, 0] += below if direction == 1 else above
+                out[i, 1] += above if direction == 1 else below
+                out[i, 2] += at_or_below - below
     return out
 
 
@@ -320,22 +372,33 @@ def prepare(
     return Segments(measures, groups, length, seg_start, x, yrank, ny_seg, cell, cut, use_cut)
 
 
+def kernel_weights(segments: Segments, weights: FloatArray | None) -> FloatArray:
+    """(B, G, L) or (B, 1, L) weights laid out as the kernel reads them: cells × B, contiguous."""
+    groups, length = segments.groups, segments.length
+    # float32 doubles the SIMD width of the tree; its sums stay below the total weight (the
+    # cell count, for a resample or 0/1 choices), exact below 2^24.
+    dtype = np.float32 if groups * length < SINGLE_PRECISION_CELLS else np.float64
+    if weights is None:
+        return np.ones((groups * length, 1), dtype=dtype)
+    full = np.broadcast_to(weights, (weights.shape[0], groups, length))
+    return np.ascontiguousarray(full.reshape(weights.shape[0], -1).T, dtype=dtype)
+
+
 def count(
     segments: Segments,
     *,
     epsilon: FloatArray | None = None,
     weights: FloatArray | None = None,
+    cell_weights: FloatArray | None = None,
 ) -> PairCounts:
-    """The counts of :func:`pair_counts` from prepared segments."""
-    measures, groups, length = segments.measures, segments.groups, segments.length
-    # float32 doubles the SIMD width; it counts exactly while a group's pairs stay below 2^23
-    # (the weights of one group sum to at most its length: a resample, or 0/1 choices).
-    dtype = np.float32 if length <= SINGLE_PRECISION_CELLS else np.float64
-    if weights is None:
-        cell_weights = np.ones((groups * length, 1), dtype=dtype)
-    else:
-        full = np.broadcast_to(weights, (weights.shape[0], groups, length))
-        cell_weights = np.ascontiguousarray(full.reshape(weights.shape[0], -1).T, dtype=dtype)
+    """The counts of :func:`pair_counts` from prepared segments.
+
+    ``cell_weights`` gives the weights already in the kernel's layout (from
+    :func:`kernel_weights`), for callers that count many segments with the same weights.
+    """
+    measures, groups = segments.measures, segments.groups
+    if cell_weights is None:
+        cell_weights = kernel_weights(segments, weights)
     width = cell_weights.shape[1]
     eps = np.zeros(measures) if epsilon is None else np.asarray(epsilon, dtype=np.float64)
     if eps.shape != (measures,):
@@ -435,3 +498,63 @@ def pair_values(name: str, counts: PairCounts) -> tuple[FloatArray, FloatArray]:
     if name in ("kendall-b", "kendall-c"):
         value = np.clip(value, -1.0, 1.0)
     return value, tot
+
+
+COMPLEMENT_COEFFICIENTS = ("kendall-a", "kendall-b", "acc23", "tau23", "accuracy")
+"""Coefficients whose counts :func:`complement_counts` derives (no distinct-value counts and
+no Kendall-like threshold)."""
+
+
+def partner_counts(segments: Segments, epsilon: FloatArray | None = None) -> FloatArray:
+    """(M, G·L, 3): each cell's concordant, discordant and y-only-tied partners (unit weights)."""
+    measures, groups = segments.measures, segments.groups
+    eps = np.zeros(measures) if epsilon is None else np.asarray(epsilon, dtype=np.float64)
+    eps = np.broadcast_to(eps, (measures,)).astype(np.float64)
+    sorted_partners = _partner_kernel(
+        segments.seg_start, segments.x, segments.yrank, np.repeat(eps, groups), segments.ny_seg
+    )
+    cells = groups * segments.length
+    out = np.zeros((measures, cells, 3))
+    measure = np.repeat(
+        np.arange(measures), np.diff(segments.seg_start).reshape(measures, -1).sum(1)
+    )
+    out[measure, segments.cell] = sorted_partners
+    return out
+
+
+def complement_counts(
+    counts: PairCounts, units: PairCounts, partners: FloatArray, bits: FloatArray
+) -> PairCounts:
+    """The permutation test's hybrid 2 from hybrid 1 (one measure pair, doubled cells).
+
+    The segments hold each cell twice, first with measure i's score, then with j's (the
+    second half of every group); hybrid 1 weighs the copies u and 1 - u (``bits``: u as
+    (G, B, L), contiguous), hybrid 2 the opposite. A pair count is the bilinear form
+    Σ_{a<b} c_ab w_a w_b, so with weights 1 - w it is F - Σ_a w_a r_a + (the count with w), where F is the count
+    with unit weights (``units``) and r_a = Σ_b c_ab the cell's partners
+    (:func:`partner_counts`). Per-value sums of y and the total weight are the same for both
+    hybrids (each cell and its twin weigh 1 together); ``distinct_x`` is not derived (NaN).
+    """
+    groups, length = bits.shape[0], bits.shape[2]
+    doubled = partners[0].reshape(groups, 2, length, 3)
+    own, other = doubled[:, 0], doubled[:, 1]
+    # Σ_a w_a r_a = Σ_l r_j + Σ_l u_l (r_i - r_j): (G, B, 3) by one batched product.
+    linear = other.sum(axis=1)[:, None, :] + np.matmul(bits, own - other)
+    linear = linear.transpose(2, 1, 0)[:, :, None]  # (3, B, 1, G), as the counts
+    c = units.concordant - linear[0] + counts.concordant
+    d = units.discordant - linear[1] + counts.discordant
+    tyf = units.tied_y - linear[2] + counts.tied_y
+    both = counts.tied_y + counts.tied_both - tyf
+    return PairCounts(
+        concordant=c,
+        discordant=d,
+        tied_x=counts.pairs - c - d - tyf - both,
+        tied_y=tyf,
+        tied_both=both,
+        pairs=counts.pairs,
+        units=counts.units,
+        threshold_concordant=c,
+        threshold_pairs=counts.pairs,
+        distinct_x=np.full_like(c, np.nan),
+        distinct_y=counts.distinct_y,
+    )

@@ -22,7 +22,17 @@ from scipy.stats import t as student_t
 
 from ..resampling import DEFAULT_SEED
 from ._layout import as_inputs, coefficient_for, grouped, valid_cells
-from ._pairs import Segments, count, pair_values, prepare
+from ._pairs import (
+    COMPLEMENT_COEFFICIENTS,
+    PairCounts,
+    Segments,
+    complement_counts,
+    count,
+    kernel_weights,
+    pair_values,
+    partner_counts,
+    prepare,
+)
 from ._permutation import pearson_draws
 from ._values import aggregate, group_values, pearson_exact
 from .coefficients import KENDALL_FAMILY
@@ -203,6 +213,7 @@ class _SwapTester:
         self.epsilon = options["epsilon"]
         self.weighted = options["weighted"]
         self.cache: dict[tuple[int, int], Segments] = {}
+        self.units: dict[tuple[int, float | None], tuple[PairCounts, FloatArray]] = {}
 
     def _segments(self, i: int, j: int) -> Segments:
         if (i, j) not in self.cache:
@@ -217,36 +228,64 @@ class _SwapTester:
             )
         return self.cache[(i, j)]
 
-    def _values(self, segments: Segments, weights: FloatArray, eps: float | None) -> FloatArray:
-        counts = count(segments, epsilon=None if eps is None else np.array([eps]), weights=weights)
+    def _mean(self, counts: PairCounts) -> FloatArray:
         values, n = pair_values(self.name, counts)
+        # One memory layout for counted and derived values: numpy's pairwise sum depends on it,
+        # and identical hybrids must give bit-identical means.
+        values, n = np.ascontiguousarray(values), np.ascontiguousarray(n)
         mean = aggregate(values, n, weighted=self.weighted)[0][:, 0]
         return np.where(np.isfinite(mean), mean, 0.0)
+
+    def _values(self, segments: Segments, weights: FloatArray, eps: float | None) -> FloatArray:
+        epsilon = None if eps is None else np.array([eps])
+        return self._mean(count(segments, epsilon=epsilon, cell_weights=weights))
+
+    def _both_hybrids(
+        self, segments: Segments, hybrid1: FloatArray, bits: FloatArray, eps: float | None
+    ) -> tuple[FloatArray, FloatArray]:
+        """Hybrid 1 counted; hybrid 2 (weights 1 - w) derived from it, which halves the work."""
+        epsilon = None if eps is None else np.array([eps])
+        key = (id(segments), eps)  # segments live in self.cache: their ids are stable
+        if key not in self.units:
+            self.units[key] = (
+                count(segments, epsilon=epsilon),
+                partner_counts(segments, epsilon),
+            )
+        units, partners = self.units[key]
+        counts = count(segments, epsilon=epsilon, cell_weights=hybrid1)
+        other = complement_counts(counts, units, partners, bits)
+        return self._mean(counts), self._mean(other)
 
     def draws(
         self, pairs: list[tuple[int, int]], bits: npt.NDArray[np.uint8]
     ) -> tuple[FloatArray, FloatArray]:
         groups, length = self.hy.shape
-        first, second = [], []
-        for i, j in pairs:
-            segments = self._segments(i, j)
-            one, two = [], []
-            for lo in range(0, bits.shape[0], SUB_BLOCK):
-                w = bits[lo : lo + SUB_BLOCK].reshape(-1, groups, length).astype(np.float32)
-                hybrid1 = np.concatenate([w, 1 - w], axis=2)
-                hybrid2 = np.concatenate([1 - w, w], axis=2)
+        one: list[list[FloatArray]] = [[] for _ in pairs]
+        two: list[list[FloatArray]] = [[] for _ in pairs]
+        for lo in range(0, bits.shape[0], SUB_BLOCK):
+            w = bits[lo : lo + SUB_BLOCK].reshape(-1, groups, length).astype(np.float32)
+            # The weights depend on the draws only: laid out once for every pair of the block.
+            layout = self._segments(*pairs[0])
+            hybrid1 = kernel_weights(layout, np.concatenate([w, 1 - w], axis=2))
+            hybrid2: FloatArray | None = None
+            bits64 = np.ascontiguousarray(w.transpose(1, 0, 2), dtype=np.float64)
+            for k, (i, j) in enumerate(pairs):
+                segments = self._segments(i, j)
                 eps_i = None if self.epsilon is None else float(self.epsilon[i])
                 eps_j = None if self.epsilon is None else float(self.epsilon[j])
-                if eps_i == eps_j:
-                    both = self._values(segments, np.concatenate([hybrid1, hybrid2]), eps_i)
-                    one.append(both[: w.shape[0]])
-                    two.append(both[w.shape[0] :])
+                if eps_i == eps_j and self.name in COMPLEMENT_COEFFICIENTS:
+                    values_1, values_2 = self._both_hybrids(segments, hybrid1, bits64, eps_i)
                 else:  # each hybrid keeps the ε of the measure whose role it plays
-                    one.append(self._values(segments, hybrid1, eps_i))
-                    two.append(self._values(segments, hybrid2, eps_j))
-            first.append(np.concatenate(one))
-            second.append(np.concatenate(two))
-        return np.array(first), np.array(second)
+                    if hybrid2 is None:
+                        hybrid2 = kernel_weights(layout, np.concatenate([1 - w, w], axis=2))
+                    values_1 = self._values(segments, hybrid1, eps_i)
+                    values_2 = self._values(segments, hybrid2, eps_j)
+                one[k].append(values_1)
+                two[k].append(values_2)
+        return (
+            np.array([np.concatenate(parts) for parts in one]),
+            np.array([np.concatenate(parts) for parts in two]),
+        )
 
 
 class _GenericTester:

@@ -305,3 +305,39 @@ def test_williams_with_shared_cells_equals_the_per_pair_computation():
             r_ab, _ = comparison.pearson_exact(mx[i], mx[j : j + 1], common)
             slow[i, j] = comparison.williams_p(r_a[0, 0], r_b[0, 0], r_ab[0, 0], n[0, 0])
         np.testing.assert_allclose(fast, slow, atol=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [None, 0.5])
+@pytest.mark.parametrize("groups", [1, 4])
+def test_hybrid_two_counts_derived_from_hybrid_one_equal_the_counted_ones(epsilon, groups):
+    from metrics.core.correlation._pairs import (
+        complement_counts,
+        count,
+        kernel_weights,
+        partner_counts,
+        prepare,
+    )
+
+    rng = np.random.default_rng(7)
+    length = 9
+    hy = rng.integers(0, 3, (groups, length)).astype(float)
+    zi, zj = rng.integers(0, 4, (2, groups, length)) / 2.0  # ties in x and in y
+    mask = rng.random((groups, length)) > 0.2
+    segments = prepare(
+        np.concatenate([hy, hy], axis=1),
+        np.concatenate([zi, zj], axis=1)[None],
+        np.concatenate([mask, mask], axis=1)[None],
+    )
+    eps = None if epsilon is None else np.array([epsilon])
+    u = rng.integers(0, 2, (30, groups, length)).astype(np.float32)
+    first = kernel_weights(segments, np.concatenate([u, 1 - u], axis=2))
+    second = kernel_weights(segments, np.concatenate([1 - u, u], axis=2))
+    counted = count(segments, epsilon=eps, cell_weights=second)
+    derived = complement_counts(
+        count(segments, epsilon=eps, cell_weights=first),
+        count(segments, epsilon=eps),
+        partner_counts(segments, eps),
+        np.ascontiguousarray(u.transpose(1, 0, 2), dtype=np.float64),
+    )
+    for name in ("concordant", "discordant", "tied_x", "tied_y", "tied_both", "pairs"):
+        np.testing.assert_array_equal(getattr(derived, name), getattr(counted, name), name)
