@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run venv dev-venv test test-suite lint bench browser-deps demo clean
+.PHONY: run worker venv dev-venv test test-suite fuzz lint bench browser-deps demo clean
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,11 @@ run: demo
 	$(VENV)/bin/celery -A evaltrans worker --loglevel=warning --concurrency=2 & \
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
+# One Celery worker alone, e.g. when the site runs elsewhere or the worker of `make run` died;
+# it resumes the active runs when it connects.
+worker: venv
+	$(VENV)/bin/celery -A evaltrans worker --loglevel=warning --concurrency=2
+
 # Debian's Chromium for the browser tests (never a downloaded browser build).
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -51,6 +56,13 @@ test-suite:
 	$(PY) manage.py check --settings=evaltrans.settings.test
 	$(PY) manage.py makemigrations --check --dry-run --settings=evaltrans.settings.test
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+# Every fuzz module (tests/**/test_fuzz_*.py) with the "fuzz" hypothesis profile of
+# tests/fuzzing.py: 2000 examples per test instead of the suite's 40 (minutes, not seconds).
+FUZZ_MODULES = $(shell find tests -name 'test_fuzz_*.py' | sort)
+
+fuzz: dev-venv
+	HYPOTHESIS_PROFILE=fuzz $(VENV)/bin/pytest $(PYTEST_ARGS) $(FUZZ_MODULES)
 
 lint: dev-venv
 	$(VENV)/bin/ruff check .

@@ -9,14 +9,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import tempfile
+from collections.abc import Callable
+from functools import wraps
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.serializers.json import DjangoJSONEncoder
-from django.http import Http404, HttpRequest, HttpResponse
+from django.db import DatabaseError, InterfaceError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from evaltrans.corpora.models import TestSet
@@ -59,6 +65,15 @@ EXPORT_COLUMNS = [
 # it through JUDGING_IDLE_MS.
 DEFAULT_IDLE_MS = 30_000
 
+logger = logging.getLogger(__name__)
+
+# OperationalError (SQLite locked past its timeout, PostgreSQL gone) and IntegrityError are
+# DatabaseErrors; InterfaceError (a dropped connection) is not. Each is worth retrying: the
+# screen token makes a repeated submission change nothing.
+DATABASE_FAULTS = (DatabaseError, InterfaceError)
+SAVE_FAILED = "Could not save: the database is unavailable. The answer was not stored."
+RETRY_AFTER_S = 2
+
 
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:
     return get_object_or_404(
@@ -84,36 +99,81 @@ def judge_next(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("judging:judge_screen", pk=assignment.pk, screen=screen + 1)
 
 
+def _wants_json(request: HttpRequest) -> bool:
+    """The judging page's script asks for JSON; a plain form post (no script) gets pages."""
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _go(request: HttpRequest, url: str, *, status: int = 200) -> HttpResponse:
+    # A fetch() that followed a redirect would load the next screen only to throw it away
+    # and load it again; the script navigates to ``location`` itself.
+    if _wants_json(request):
+        return JsonResponse({"location": url}, status=status)
+    return redirect(url)
+
+
+def _save_failed(request: HttpRequest) -> HttpResponse:
+    # No render(request, …): context processors query the database that just failed.
+    if _wants_json(request):
+        response: HttpResponse = JsonResponse({"error": SAVE_FAILED}, status=503)
+    else:
+        response = HttpResponse(render_to_string("judging/save_failed.html"), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
+def _database_faults_answer_503(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A database fault while a screen is submitted is a 503 the page retries, not a 500."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        if request.method != "POST":
+            return view(request, *args, **kwargs)
+        try:
+            return view(request, *args, **kwargs)
+        except DATABASE_FAULTS:
+            logger.exception("judging: a screen could not be saved (%s)", request.path)
+            return _save_failed(request)
+
+    return wrapper
+
+
 @require_http_methods(["GET", "POST"])
+@_database_faults_answer_503
 def judge_screen(request: HttpRequest, pk: int, screen: int) -> HttpResponse:
     """Screens are numbered from 1 in URLs (from 0 in the database)."""
     assignment = _own_assignment(request, pk)
     if request.method == "POST":
-        form = ScreenForm(request.POST)
-        if form.is_valid():
-            try:
-                screen_submit(
-                    assignment=assignment,
-                    screen=screen - 1,
-                    scores=form.scores(),
-                    active_ms=form.cleaned_data["active_ms"],
-                    token=form.cleaned_data["token"],
-                )
-            except JudgingError as error:
-                messages.error(request, str(error))
-                return redirect("judging:judge_screen", pk=pk, screen=screen)
-            # Straight to the next open screen: one request less per answer than via judge_next.
-            following = screen_next(assignment=assignment)
-            if following is None:
-                return redirect("judging:judge_next", pk=pk)
-            return redirect("judging:judge_screen", pk=pk, screen=following + 1)
-        messages.error(request, "The page sent an incomplete form; score again.")
-        return redirect("judging:judge_screen", pk=pk, screen=screen)
+        return _screen_post(request, assignment, screen)
     view = screen_detail(assignment=assignment, screen=screen - 1)
     if view is None:
         raise Http404("no such screen")
     idle_ms = getattr(settings, "JUDGING_IDLE_MS", DEFAULT_IDLE_MS)
     return render(request, "judging/screen.html", {"screen": view, "idle_ms": idle_ms})
+
+
+def _screen_post(request: HttpRequest, assignment: Assignment, screen: int) -> HttpResponse:
+    here = reverse("judging:judge_screen", args=[assignment.pk, screen])
+    form = ScreenForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The page sent an incomplete form; score again.")
+        return _go(request, here, status=400)
+    try:
+        screen_submit(
+            assignment=assignment,
+            screen=screen - 1,
+            scores=form.scores(),
+            active_ms=form.cleaned_data["active_ms"],
+            token=form.cleaned_data["token"],
+        )
+    except JudgingError as error:
+        messages.error(request, str(error))
+        return _go(request, here, status=400)
+    # Straight to the next open screen: one request less per answer than via judge_next.
+    following = screen_next(assignment=assignment)
+    if following is None:
+        return _go(request, reverse("judging:judge_next", args=[assignment.pk]))
+    return _go(request, reverse("judging:judge_screen", args=[assignment.pk, following + 1]))
 
 
 @admin_required

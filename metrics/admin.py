@@ -1,8 +1,9 @@
 """Admin pages for metric runs and stored results (read-mostly: results come from workers)."""
 
 from django.contrib import admin
+from django.http import HttpRequest
 
-from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore
+from .models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, WorkerHeartbeat
 
 
 class RunMeasureInline(admin.TabularInline):
@@ -40,3 +41,14 @@ class SegmentStatisticsAdmin(admin.ModelAdmin):
     list_select_related = ("test_set", "system")
     raw_id_fields = ("test_set", "system")
     exclude = ("stats", "sentence_scores")
+
+
+@admin.register(WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin):
+    # Written by the workers only; an admin may delete the row of a retired worker.
+    list_display = ("hostname", "last_seen")
+    ordering = ("-last_seen",)
+    readonly_fields = ("hostname", "last_seen")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

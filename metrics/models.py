@@ -14,6 +14,8 @@ test-set version is a new ``TestSet`` row, so it invalidates nothing of the old 
   ``metrics.selectors.runs.segment_arrays`` turns them into numpy arrays per (system, signature) for
   the results pages and the correlation dashboards.
 * ``SystemScore``: the aggregated corpus score of one (test set, system, signature).
+* ``WorkerHeartbeat``: when each Celery worker last said it is alive, so that a run page can
+  tell a run without a worker from a slow one.
 """
 
 from __future__ import annotations
@@ -183,3 +185,18 @@ class SystemScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.system}: {self.measure} = {self.score}"
+
+
+class WorkerHeartbeat(models.Model):
+    """The last sign of life of one Celery worker (by its node name, ``celery@host``).
+
+    Workers write it every ``METRICS_WORKER_HEARTBEAT_S`` (``metrics.tasks.Heartbeat``); the
+    row of a worker that stopped stays, with the time it last wrote. In the database rather
+    than the cache: the web processes and the workers share no other store.
+    """
+
+    hostname = models.CharField(max_length=255, unique=True)
+    last_seen = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.hostname} (last seen {self.last_seen:%Y-%m-%d %H:%M:%S})"

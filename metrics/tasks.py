@@ -13,21 +13,26 @@ module, so the dependency points one way: tasks → services.
   time a worker's consumer (re)connects to the broker it sends ``metric_runs_resume_task``,
   which re-sends whatever active runs still miss (``metric_runs_resume``). This also starts
   runs that were created while the broker was down.
+* Heartbeat: every worker records that it is alive every ``METRICS_WORKER_HEARTBEAT_S``
+  (``Heartbeat``), so a run page can say that no worker is running instead of showing a run
+  that never moves as merely slow.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from celery import bootsteps
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_init
-from django.db import InterfaceError, OperationalError
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, connections
 
 from evaltrans.celery import app
 from metrics.core import invwer, kernels, ljwer
-from metrics.services import computation, dispatch, recovery, runs
+from metrics.services import computation, dispatch, recovery, runs, workers
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +124,59 @@ class ResumeRunsOnConnect(bootsteps.StartStopStep):
 
 
 app.steps["consumer"].add(ResumeRunsOnConnect)
+
+
+def heartbeat_once(hostname: str) -> None:
+    """Record one heartbeat of ``hostname``; a failure is logged, never raised (the database
+    may be away for a moment; the next beat tries again)."""
+    try:
+        workers.worker_heartbeat_record(hostname=hostname)
+    except Exception:
+        logger.warning("could not record the heartbeat of %s", hostname, exc_info=True)
+    finally:
+        # The thread's own connection: kept open between beats it would pin an SQLite
+        # snapshot or a PostgreSQL session for nothing.
+        connections.close_all()
+
+
+class Heartbeat(bootsteps.StartStopStep):
+    """Worker step: a thread that records this worker's heartbeat until the worker stops.
+
+    A thread of its own, not the worker's timer: a slow database (SQLite waits up to 30 s for
+    a lock) then delays only the heartbeat, never the consumer. Started after the pool so the
+    pool's processes are not forked while it runs.
+    """
+
+    requires = {"celery.worker.components:Pool"}
+
+    def __init__(self, worker: Any, **kwargs: Any) -> None:
+        super().__init__(worker, **kwargs)
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def start(self, worker: Any) -> None:
+        self.stopping.clear()
+        self.thread = threading.Thread(
+            target=self.run, args=(worker.hostname,), name="evaltrans-heartbeat", daemon=True
+        )
+        self.thread.start()
+
+    def run(self, hostname: str) -> None:
+        interval = settings.METRICS_WORKER_HEARTBEAT_S
+        while True:
+            heartbeat_once(hostname)
+            if self.stopping.wait(interval):
+                return
+
+    def stop(self, worker: Any) -> None:
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+
+    terminate = stop
+
+
+app.steps["worker"].add(Heartbeat)
 
 
 @worker_init.connect

@@ -198,6 +198,13 @@ CELERY_TASK_SOFT_TIME_LIMIT = 600
 CELERY_TASK_TIME_LIMIT = 660
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
+# Worker heartbeat: every worker records that it is alive this often; a running run whose
+# progress and workers have both been silent for METRICS_STALLED_AFTER_S is shown as stalled.
+# A chunk can compute for minutes without storing anything, so only the heartbeat tells a
+# busy worker from a dead one; the threshold leaves room for a few missed beats.
+METRICS_WORKER_HEARTBEAT_S = 15
+METRICS_STALLED_AFTER_S = 60
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

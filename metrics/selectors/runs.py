@@ -21,12 +21,20 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db.models import Count, QuerySet
+from django.conf import settings
+from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
 from metrics.core import METRICS
-from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, unpack_floats
+from metrics.models import (
+    MetricRun,
+    RunMeasure,
+    SegmentStatistics,
+    SystemScore,
+    WorkerHeartbeat,
+    unpack_floats,
+)
 
 
 def chunk_layout(segment_count: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -61,7 +69,7 @@ def run_list_rows(
 ) -> list[tuple[MetricRun, RunProgress | None]]:
     """The newest ``limit`` runs, each with its progress while it is active (else None).
 
-    At most five queries whatever the number of runs: the list, then ``runs_progress`` of the
+    At most six queries whatever the number of runs: the list, then ``runs_progress`` of the
     active ones.
     """
     runs = list(run_list(test_set=test_set)[:limit])
@@ -190,10 +198,20 @@ class RunProgress:
     remaining_s: float | None
     measures: list[MeasureProgress] = field(default_factory=list)
     waiting_for_broker: bool = False
+    worker_silent_s: float | None = None
+    """Seconds since a worker last showed life to this run (a heartbeat of any worker, or a
+    chunk of the run stored); None when the run is not waiting on workers."""
+    stalled: bool = False
+    """The run waits on workers and none has shown life for ``METRICS_STALLED_AFTER_S``."""
 
     @property
     def percent(self) -> float:
         return 100.0 * self.done / self.total if self.total else 0.0
+
+    @property
+    def stalled_for(self) -> str:
+        """``worker_silent_s`` for the warning: "45 s", "3 min", "2 h 5 min"."""
+        return "" if self.worker_silent_s is None else _duration_text(self.worker_silent_s)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -207,6 +225,11 @@ class RunProgress:
             "elapsed_s": None if self.elapsed_s is None else round(self.elapsed_s, 1),
             "remaining_s": None if self.remaining_s is None else round(self.remaining_s, 1),
             "waiting_for_broker": self.waiting_for_broker,
+            "stalled": self.stalled,
+            "stalled_for": self.stalled_for,
+            "worker_silent_s": None
+            if self.worker_silent_s is None
+            else round(self.worker_silent_s, 1),
             "measures": [
                 {
                     "measure": item.measure,
@@ -315,24 +338,65 @@ def runs_stored_work(*, runs: Sequence[MetricRun]) -> dict[int, StoredWork]:
 
 
 def run_progress(*, run: MetricRun) -> RunProgress:
-    """Segments done / total per measure, elapsed and estimated remaining time.
+    """Segments done / total per measure, elapsed and estimated remaining time, and whether
+    the run is stalled for want of a worker.
 
-    Four queries (``runs_stored_work``). A (system, signature) with a stored score counts as
-    complete; otherwise the chunk rows of the run's layout count. The remaining time
-    extrapolates the rate of the work done by this run (reused results do not count toward the
-    rate). Per measure, the times are computing times from the stored chunks' ``seconds``
-    (``MeasureProgress``).
+    Four queries (``runs_stored_work``), five while the run is active (the workers'
+    heartbeat). A (system, signature) with a stored score counts as complete; otherwise the
+    chunk rows of the run's layout count. The remaining time extrapolates the rate of the work
+    done by this run (reused results do not count toward the rate). Per measure, the times are
+    computing times from the stored chunks' ``seconds`` (``MeasureProgress``).
     """
-    return _progress(run, runs_stored_work(runs=[run])[run.pk])
+    return runs_progress(runs=[run])[run.pk]
 
 
 def runs_progress(*, runs: Sequence[MetricRun]) -> dict[int, RunProgress]:
-    """``run_progress`` of several runs by run id, in the same four queries."""
+    """``run_progress`` of several runs by run id, in the same five queries."""
     work = runs_stored_work(runs=runs)
-    return {run.pk: _progress(run, work[run.pk]) for run in runs}
+    heard = worker_last_seen() if any(_waits_on_workers(run) for run in runs) else None
+    now = timezone.now()
+    return {run.pk: _progress(run, work[run.pk], heard, now) for run in runs}
 
 
-def _progress(run: MetricRun, work: StoredWork) -> RunProgress:
+def worker_last_seen() -> datetime | None:
+    """The latest heartbeat of any worker (``WorkerHeartbeat``), None when none ever beat."""
+    return WorkerHeartbeat.objects.aggregate(latest=Max("last_seen"))["latest"]
+
+
+def _waits_on_workers(run: MetricRun) -> bool:
+    # A queued run that never reached the broker waits on the broker (``waiting_for_broker``).
+    if run.status == MetricRun.Status.QUEUED:
+        return run.dispatched_at is not None
+    return run.status == MetricRun.Status.RUNNING
+
+
+def _worker_silence(
+    run: MetricRun, work: StoredWork, heard: datetime | None, now: datetime
+) -> float | None:
+    """Seconds since the last sign of a worker for ``run``: any worker's heartbeat, the run's
+    start or a chunk stored for it. Until that silence outlasts the threshold the run is only
+    slow, however long its chunks take, as the heartbeat goes on while they compute."""
+    if not _waits_on_workers(run):
+        return None
+    signs = [run.created_at, run.dispatched_at, run.started_at, heard]
+    signs.extend(created for _, created in work.chunks.values())
+    latest = max(sign for sign in signs if sign is not None)
+    return max((now - latest).total_seconds(), 0.0)
+
+
+def _duration_text(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60} min"
+
+
+def _progress(
+    run: MetricRun, work: StoredWork, heard: datetime | None, now: datetime
+) -> RunProgress:
     partial: dict[tuple[int, str], int] = defaultdict(int)
     chunks: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
     for (system_id, signature, start, stop), (seconds, created) in work.chunks.items():
@@ -359,13 +423,14 @@ def _progress(run: MetricRun, work: StoredWork) -> RunProgress:
     total_units = sum(item.total for item in progress)
     elapsed = remaining = None
     if run.started_at is not None:
-        end = run.finished_at or timezone.now()
+        end = run.finished_at or now
         elapsed = max((end - run.started_at).total_seconds(), 0.0)
         fresh = done_units - run.reused_units
         if run.status == MetricRun.Status.RUNNING and fresh > 0 and elapsed > 0:
             remaining = (total_units - done_units) / (fresh / elapsed)
         elif run.status == MetricRun.Status.DONE:
             remaining = 0.0
+    silence = _worker_silence(run, work, heard, now)
     return RunProgress(
         run_id=run.pk,
         status=run.status,
@@ -377,6 +442,8 @@ def _progress(run: MetricRun, work: StoredWork) -> RunProgress:
         remaining_s=remaining,
         measures=progress,
         waiting_for_broker=run.status == MetricRun.Status.QUEUED and run.dispatched_at is None,
+        worker_silent_s=silence,
+        stalled=silence is not None and silence >= settings.METRICS_STALLED_AFTER_S,
     )
 
 

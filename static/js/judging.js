@@ -4,6 +4,11 @@
  * Enter submits (when every question is answered); Backspace opens the previous screen.
  * Everything also works with the mouse, and without this script (plain form post).
  *
+ * Saving: the answer goes to the form's own URL with fetch() (same fields, same CSRF token). A
+ * network error or a 5xx (the database or the server away) keeps the answer on the page and
+ * sends the very same request again after 1, 2, 4, 8, 16 and then every 30 s, or at once with
+ * "Retry now". Resending is safe: the screen token makes the server count an answer once.
+ *
  * Active time counts only while the page is visible and focused and the judge has given some
  * input (key, pointer, wheel, touch) within the last IDLE_MS; longer silences are idle and
  * are not counted. The server caps the reported time at the time since the page was rendered.
@@ -25,6 +30,11 @@
   const activeField = form.querySelector("input[name=active_ms]");
   const activeTotal = document.getElementById("active-total");
   const timerState = document.getElementById("timer-state");
+  const saveStatus = document.getElementById("save-status");
+  const saveStatusText = document.getElementById("save-status-text");
+  const retryButton = document.getElementById("retry-now");
+  const RETRY_FIRST_MS = 1000;
+  const RETRY_MAX_MS = 30000;
 
   // ---- active time ----------------------------------------------------------------------
   let activeMs = 0;
@@ -73,6 +83,86 @@
   });
   window.addEventListener("focus", () => { lastTick = performance.now(); noteInput(); });
   setInterval(tick, TICK_MS);
+
+  // ---- saving, and retrying when saving fails -----------------------------------------------
+  const canFetch = typeof window.fetch === "function" && typeof window.FormData === "function" &&
+    Boolean(saveStatus && retryButton);
+  let payload = null;     // the answer as first sent: every retry sends exactly this
+  let failures = 0;
+  let inFlight = false;
+  let retryAt = 0;
+  let countdown = null;
+
+  function warnBeforeLeaving(event) {
+    event.preventDefault();
+    event.returnValue = "";
+  }
+
+  function save() {
+    payload = new FormData(form);
+    failures = 0;
+    window.addEventListener("beforeunload", warnBeforeLeaving);
+    post();
+  }
+
+  function post() {
+    if (inFlight) return;
+    inFlight = true;
+    stopCountdown();
+    retryButton.disabled = true;
+    if (failures) saveStatusText.textContent = "Could not save — retrying now…";
+    fetch(form.action, {
+      method: "POST",
+      body: payload,
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+    }).then((response) => {
+      const json = (response.headers.get("Content-Type") || "").includes("application/json");
+      if (response.status >= 500) throw new Error("HTTP " + response.status);
+      if (!json) return fallBack();
+      return response.json().then((data) => {
+        if (!data.location) return fallBack();
+        leave(data.location);
+      });
+    }).catch(() => {
+      inFlight = false;
+      failures += 1;
+      retryAt = Date.now() + Math.min(RETRY_FIRST_MS * 2 ** (failures - 1), RETRY_MAX_MS);
+      showCountdown();
+      countdown = setInterval(showCountdown, 250);
+    });
+  }
+
+  function leave(url) {
+    window.removeEventListener("beforeunload", warnBeforeLeaving);
+    window.location.assign(url);
+  }
+
+  function fallBack() {
+    // Neither saved nor a fault worth retrying (e.g. the session ended): the plain form post
+    // shows the judge what the server says, as without this script.
+    window.removeEventListener("beforeunload", warnBeforeLeaving);
+    HTMLFormElement.prototype.submit.call(form);
+  }
+
+  function showCountdown() {
+    const left = Math.max(0, Math.ceil((retryAt - Date.now()) / 1000));
+    if (left === 0) { post(); return; }
+    const text = "Could not save — retrying in " + left + " s… " +
+      "Your answer stays on this page; keep it open.";
+    // Rewritten only when it changes: screen readers announce every change of a live region.
+    if (saveStatusText.textContent !== text) saveStatusText.textContent = text;
+    saveStatus.hidden = false;
+    retryButton.disabled = false;
+    showHint("Not saved yet", true);
+  }
+
+  function stopCountdown() {
+    if (countdown !== null) clearInterval(countdown);
+    countdown = null;
+  }
+
+  if (retryButton) retryButton.addEventListener("click", post);
 
   // ---- questions and keyboard -------------------------------------------------------------
   let current = 0;
@@ -137,7 +227,8 @@
       return;
     }
     lockAndSend();
-    form.submit();
+    if (canFetch) save();
+    else form.submit();
   }
 
   function lockAndSend() {
@@ -153,6 +244,7 @@
     // Mouse users click the button: same guard against a double click.
     if (submitting) { event.preventDefault(); return; }
     lockAndSend();
+    if (canFetch) { event.preventDefault(); save(); }
   });
 
   form.addEventListener("change", (event) => {
@@ -169,7 +261,12 @@
   });
 
   document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey || submitting) return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (submitting) {
+      // While a failed save waits, Enter retries it; every other key waits with it.
+      if (event.key === "Enter" && countdown !== null) { event.preventDefault(); post(); }
+      return;
+    }
     const tag = (event.target.tagName || "").toLowerCase();
     if (tag === "textarea" || (tag === "input" && event.target.type === "text")) return;
     if (/^[0-9]$/.test(event.key) && cells.length) {

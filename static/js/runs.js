@@ -56,6 +56,11 @@
       error.hidden = false;
     }
     document.getElementById("run-waiting").hidden = !data.waiting_for_broker;
+    var stalled = document.getElementById("run-stalled");
+    if (stalled) {
+      stalled.hidden = !data.stalled;
+      document.getElementById("run-stalled-for").textContent = data.stalled_for;
+    }
     var cancel = document.getElementById("cancel-form");
     if (cancel && data.status !== "queued" && data.status !== "running") cancel.hidden = true;
   }
