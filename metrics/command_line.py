@@ -34,7 +34,8 @@ def evaluate_command_line(
 
     Used for runs started on the web, so their report's ``<command-line>`` reproduces them
     too. Only option values that differ from what ``--preset`` (or the defaults) gives are
-    written, as ``--option MEASURE.KEY=VALUE``.
+    written, as ``--option MEASURE.KEY=VALUE``; an uploaded file is named by its hash
+    (``Measure.command_line_values``), as no file of the web user's machine can be named.
     """
     names = list(dict.fromkeys(choice.name for choice in measures))
     parts = ["manage.py", "evaluate", "--test-set", test_set_name]
@@ -48,8 +49,9 @@ def evaluate_command_line(
         for choice in measure_choices_resolve(names=names, preset=preset)
     }
     for choice in measures:
-        wanted = measure_build(name=choice.name, options=choice.options).values
-        given = measure_build(name=choice.name, options=baseline.get(choice.name, {})).values
+        wanted = measure_build(name=choice.name, options=choice.options).command_line_values()
+        baseline_measure = measure_build(name=choice.name, options=baseline.get(choice.name, {}))
+        given = baseline_measure.command_line_values()
         for key, value in wanted.items():
             if value != given[key]:
                 parts += ["--option", f"{choice.name}.{key}={_option_text(value)}"]

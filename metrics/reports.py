@@ -362,12 +362,16 @@ def _measure_block(parent: ET.Element, block: _Block) -> None:
 # --- the report ----------------------------------------------------------------------------
 
 
-def _options(parent: ET.Element, measures: Sequence[ReportMeasure]) -> None:
+def _options(
+    parent: ET.Element, measures: Sequence[ReportMeasure], cores: dict[str, Measure]
+) -> None:
     options = _sub(parent, "evaluation-options")
     for measure in measures:
         block = _sub(options, f"{report_tag(measure)}-options", signature=measure.signature)
+        # As the command line gives them: an uploaded file's text is named by its hash.
+        shown = cores[measure.signature].command_line_values()
         for key, value in measure.options.items():
-            _sub(block, _tag(OPTION_ELEMENT.get(key, key)), value)
+            _sub(block, _tag(OPTION_ELEMENT.get(key, key)), shown.get(key, value))
 
 
 def _sentences(
@@ -419,7 +423,7 @@ def report_xml(data: ReportData) -> str:
         # Lengths in whitespace-separated tokens of the stored texts (tokenizer "none").
         statistics = _sub(root, "candidate-statistics", system=system.name, tokenize="none")
         _details(statistics, system.statistics, set())
-    _options(root, data.measures)
+    _options(root, data.measures, cores)
     for system in data.systems:
         evaluation = _sub(root, "evaluation", system=system.name)
         for measure in data.measures:

@@ -22,6 +22,8 @@ percent for error rates, BLEU, chrF and TER; raw for NIST.
 from __future__ import annotations
 
 import abc
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
@@ -56,6 +58,42 @@ def format_bool(value: bool) -> str:
     return "true" if value else "false"
 
 
+MAX_NGRAM_ORDER = 20
+"""Highest n-gram order of every order option (BLEU, NIST, chrF, m-PER, WNM). Published
+settings stop far below it (BLEU 4, NIST 5, chrF 6 characters and 2 words), while statistics
+columns, n-gram tables and memory grow with the order: 100000 took over 3.5 GB per system."""
+
+NUMBER_TEXT_LIMIT = 100
+"""Longest text accepted for a number option: far above any bound, and it keeps ``int()`` from
+parsing thousands of digits (slow, and refused by Python beyond 4300)."""
+
+SHOWN_VALUE_LIMIT = 40
+"""Longest rendering of a refused value in a message: messages go to a web page or one line."""
+
+FILE_ROLES = ("", "path", "content")
+
+FILE_MAX_BYTES = 20 * 1024 * 1024
+"""Largest file an option reads (``file="path"``) or holds (``file="content"``): WNM's corpus
+statistics of a large corpus take a few megabytes, and the cap keeps a wrong file (or
+``/dev/zero``) from filling the memory."""
+
+
+def shown_value(value: Any) -> str:
+    """``repr(value)``, shortened for messages."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more digits than Python converts to text
+        text = "an integer of thousands of digits"
+    if len(text) > SHOWN_VALUE_LIMIT:
+        return text[: SHOWN_VALUE_LIMIT - 1] + "…"
+    return text
+
+
+def format_number(value: float) -> str:
+    """A bound as messages and docs show it: ``20``, ``0.5``."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of a measure.
@@ -68,7 +106,12 @@ class Option:
         help: one sentence for ``list`` and the docs.
         short: the key used in signatures (e.g. ``tok`` for ``tokenize``).
         minimum: smallest allowed number for int/float options.
-        maximum: largest allowed number for int/float options.
+        maximum: largest allowed number for int/float options. Every number option declares
+            both (a test walks the registry): values reach the measures from web forms, and an
+            unbounded order or size is a way to exhaust the server's memory.
+        file: ``"path"`` when the value names a file on the machine that computes the measure
+            (the command line only: web forms and sweeps refuse it), ``"content"`` when the
+            value is a file's text (the web form offers an upload), ``""`` otherwise.
     """
 
     default: Any
@@ -78,34 +121,72 @@ class Option:
     short: str = ""
     minimum: float | None = None
     maximum: float | None = None
+    file: str = ""
+
+    def __post_init__(self) -> None:
+        if self.file not in FILE_ROLES:
+            raise ValueError(f"Option.file must be one of {FILE_ROLES}, not {self.file!r}")
 
     def convert(self, name: str, value: Any) -> Any:
         """Return ``value`` converted to the option's kind, or raise MeasureError."""
-        try:
-            if self.kind is bool:
-                converted = parse_bool(value) if isinstance(value, str) else bool(value)
-            elif self.kind in (int, float):
-                converted = self.kind(value)
-            else:
-                converted = str(value)
-        except (TypeError, ValueError) as error:
-            raise MeasureError(f"option {name}: {error}") from None
+        if self.kind in (int, float):
+            converted = self._number(name, value)
+        elif self.kind is bool:
+            converted = parse_bool(value) if isinstance(value, str) else bool(value)
+        else:
+            converted = str(value)
+            if self.file == "content" and len(converted.encode("utf-8")) > FILE_MAX_BYTES:
+                raise MeasureError(f"option {name}: larger than {FILE_MAX_BYTES:,} bytes")
         if self.choices is not None and converted not in self.choices:
             allowed = ", ".join(self.choices)
-            raise MeasureError(f"option {name}: {value!r} is not one of {allowed}")
+            raise MeasureError(f"option {name}: {shown_value(value)} is not one of {allowed}")
         if self.minimum is not None and converted < self.minimum:
-            raise MeasureError(f"option {name}: {value!r} is below {self.minimum}")
+            shown = shown_value(value)
+            raise MeasureError(f"option {name}: {shown} is below {format_number(self.minimum)}")
         if self.maximum is not None and converted > self.maximum:
-            raise MeasureError(f"option {name}: {value!r} is above {self.maximum}")
+            shown = shown_value(value)
+            raise MeasureError(f"option {name}: {shown} is above {format_number(self.maximum)}")
         return converted
 
+    def _number(self, name: str, value: Any) -> int | float:
+        """``value`` as a finite int or float; never lets OverflowError or a huge parse out."""
+        expected = "a whole number" if self.kind is int else "a number"
+        refused = MeasureError(f"option {name}: expected {expected}, got {shown_value(value)}")
+        if isinstance(value, bool):  # an int subclass, but True is no order or weight
+            raise refused
+        if isinstance(value, str):
+            value = value.strip()
+            if len(value) > NUMBER_TEXT_LIMIT:
+                raise refused
+        try:
+            if self.kind is int:
+                if isinstance(value, numbers.Integral):
+                    return int(value)
+                if isinstance(value, str):
+                    return int(value)
+                number = float(value)
+                if not number.is_integer():  # also false for NaN and ±inf
+                    raise refused
+                return int(number)
+            number = float(value)
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
+            raise refused from None
+        if not math.isfinite(number):
+            raise MeasureError(f"option {name}: expected a finite number, got {shown_value(value)}")
+        return number
+
     def describe(self) -> dict[str, Any]:
-        return {
+        described = {
             "default": self.default,
             "type": self.kind.__name__,
             "choices": list(self.choices) if self.choices is not None else None,
             "help": self.help,
         }
+        if self.kind in (int, float):
+            described.update(minimum=self.minimum, maximum=self.maximum)
+        if self.file:
+            described["file"] = self.file
+        return described
 
 
 @dataclass(frozen=True)
@@ -221,9 +302,20 @@ class Measure(abc.ABC):
     def signature(self, n_refs: int) -> Signature:
         params = [("nrefs", str(n_refs))]
         for key, option in self.options.items():
-            params.append((option.short or key, format_signature_value(self.values[key])))
+            value = self.signature_value(key)
+            if value is not None:
+                params.append((option.short or key, value))
         params.append(("version", VERSION))
         return Signature(self.name, tuple(params))
+
+    def signature_value(self, key: str) -> str | None:
+        """How option ``key`` shows in the signature; None leaves it out. Default: its value."""
+        return format_signature_value(self.values[key])
+
+    def command_line_values(self) -> dict[str, Any]:
+        """The option values a command line that reproduces this measure gives (default: all
+        values; a measure holding a file's text names a file instead)."""
+        return dict(self.values)
 
     @classmethod
     def describe(cls) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import MeasureError, Option, Score, Statistics, TextMeasure
+from .base import MAX_NGRAM_ORDER, MeasureError, Option, Score, Statistics, TextMeasure
 from .complexity import (
     COMPLEXITY_FACTOR,
     check_complexity_factor,
@@ -42,6 +42,9 @@ from .reflength import BLEU_RULES, bleu_reference_choice, bleu_reference_length
 SACREBLEU_METHODS = ("exp", "floor", "add-k")
 THESIS_METHODS = ("none", "bleu-s", "bleu-s-prime")
 SMOOTH_DEFAULTS = {"floor": 0.1, "add-k": 1.0}
+SMOOTH_VALUE_MAX = 100.0
+"""Highest ``smooth-value``: ε and k are added to a sentence's m-gram counts, and far below
+100 they already outweigh any sentence's real counts (sacreBLEU's defaults: 0.1 and 1)."""
 """sacreBLEU's default smoothing values, used when ``smooth-value`` is 0."""
 
 LOG_ZERO = -9999999999.0
@@ -191,7 +194,12 @@ class BLEU(TextMeasure):
     options: ClassVar[dict[str, Option]] = {
         **text_options("13a", False),
         "max-ngram": Option(
-            default=4, kind=int, minimum=1, short="n", help="Maximum m-gram order M."
+            default=4,
+            kind=int,
+            minimum=1,
+            maximum=MAX_NGRAM_ORDER,
+            short="n",
+            help="Maximum m-gram order M.",
         ),
         "smoothing": Option(
             default="exp",
@@ -203,6 +211,7 @@ class BLEU(TextMeasure):
             default=0.0,
             kind=float,
             minimum=0.0,
+            maximum=SMOOTH_VALUE_MAX,
             short="sv",
             help="ε of floor or k of add-k; 0 means sacreBLEU's default (0.1, 1).",
         ),

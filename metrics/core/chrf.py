@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import Measure, MeasureError, Option, Score, Statistics
+from .base import MAX_NGRAM_ORDER, Measure, MeasureError, Option, Score, Statistics
 from .explanation import Explanation, OrderExplanation, ngram_list, order_counts
 from .ngrams import Candidates, IntArray, NgramSpace, ReferenceCounts, resolve_references
 
@@ -83,6 +83,10 @@ def chrf_score(stats: Sequence[float], beta: float, eps_smoothing: bool) -> floa
     return 100 * score
 
 
+MAX_BETA = 100.0
+"""Highest β: sacreBLEU uses 1 to 3, and at 100 the F-score is almost recall alone."""
+
+
 @dataclass
 class ChrfContext:
     """Character and word reference counts of a test set (one per n-gram kind)."""
@@ -99,13 +103,28 @@ class CHRF(Measure):
     higher_is_better: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {
         "char-order": Option(
-            default=6, kind=int, minimum=1, short="nc", help="Character n-gram order."
+            default=6,
+            kind=int,
+            minimum=1,
+            maximum=MAX_NGRAM_ORDER,
+            short="nc",
+            help="Character n-gram order.",
         ),
         "word-order": Option(
-            default=0, kind=int, minimum=0, short="nw", help="Word n-gram order (2: chrF++)."
+            default=0,
+            kind=int,
+            minimum=0,
+            maximum=MAX_NGRAM_ORDER,
+            short="nw",
+            help="Word n-gram order (2: chrF++).",
         ),
         "beta": Option(
-            default=2.0, kind=float, minimum=0.0, short="beta", help="Weight of recall (β)."
+            default=2.0,
+            kind=float,
+            minimum=0.0,
+            maximum=MAX_BETA,
+            short="beta",
+            help="Weight of recall (β).",
         ),
         "lowercase": Option(default=False, kind=bool, short="lc", help="Fold case first."),
         "whitespace": Option(

@@ -116,6 +116,9 @@ def normalized_score(score: float, factor: float, exponent: float) -> float:
 
 
 COMPLEXITY_FACTOR = "complexity-factor"
+MAX_COMPLEXITY = 100.0
+"""Highest ``complexity-factor`` and ``reference-asw``: average syllables per word are about
+1.3 to 2 in the paper's languages, so C stays near 1; the bound keeps both finite."""
 
 
 def complexity_factor_option(measure: str) -> Option:
@@ -126,6 +129,7 @@ def complexity_factor_option(measure: str) -> Option:
         default=1.0,
         kind=float,
         minimum=0.0,
+        maximum=MAX_COMPLEXITY,
         short="cx",
         help=f"Translation complexity C = ASW(source texts) / ASW(reference point), as "
         f"asw with reference-asw prints it; the score is multiplied by {power}. "
@@ -176,6 +180,7 @@ class ASW(Measure):
             default=0.0,
             kind=float,
             minimum=0.0,
+            maximum=MAX_COMPLEXITY,
             short="refasw",
             help="ASW of the reference-point texts; if set, C = ASW / reference-asw is given.",
         ),

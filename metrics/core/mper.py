@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .alignment import Alignment, EditOp
-from .base import MeasureError, Option, Score, Statistics, TextMeasure
+from .base import MAX_NGRAM_ORDER, MeasureError, Option, Score, Statistics, TextMeasure
 from .bleu import pad_rule_option, text_options
 from .ngrams import Candidates, NgramSpace, ReferenceCounts, pad_sides, resolve_references
 from .preprocessing import BOS, EOS, pad
@@ -39,6 +39,9 @@ from .reflength import DISTANCE_RULES, distance_reference_choice, distance_refer
 Occurrence = tuple[tuple[str, ...], tuple[int, int]]
 """An m-gram (its tokens, boundaries included) and the word span it touches (half-open)."""
 _READABLE = {BOS: "<s>", EOS: "</s>"}
+MAX_BIGRAM_SKIP = 50
+"""Highest skip S of skip-bigram PER: the thesis uses 4 and ROUGE-S up to 9; every sentence has
+about (S + 1) skip bigrams per word, so memory grows with S."""
 
 REF_LENGTH_RULE = Option(
     default="lowestError",
@@ -301,8 +304,22 @@ class MPER(CountVectorPER):
     description: ClassVar[str] = "PER on m-gram count vectors, (1..M)-PER (thesis §4.2.2)."
     options: ClassVar[dict[str, Option]] = {
         **text_options("mteval-contractions", False),
-        "min-ngram": Option(default=2, kind=int, minimum=1, short="nmin", help="Lowest order."),
-        "max-ngram": Option(default=2, kind=int, minimum=1, short="n", help="Highest order M."),
+        "min-ngram": Option(
+            default=2,
+            kind=int,
+            minimum=1,
+            maximum=MAX_NGRAM_ORDER,
+            short="nmin",
+            help="Lowest order.",
+        ),
+        "max-ngram": Option(
+            default=2,
+            kind=int,
+            minimum=1,
+            maximum=MAX_NGRAM_ORDER,
+            short="n",
+            help="Highest order M.",
+        ),
         "pad-rule": pad_rule_option("both"),
         "ref-length-rule": REF_LENGTH_RULE,
         "choose-references-separately": Option(
@@ -339,7 +356,12 @@ class SkipBigramPER(CountVectorPER):
     options: ClassVar[dict[str, Option]] = {
         **text_options("mteval-contractions", False),
         "max-bigram-skip": Option(
-            default=4, kind=int, minimum=0, short="skip", help="Maximum skip S (spec §6.6)."
+            default=4,
+            kind=int,
+            minimum=0,
+            maximum=MAX_BIGRAM_SKIP,
+            short="skip",
+            help="Maximum skip S (spec §6.6).",
         ),
         "pad-rule": pad_rule_option("both"),
         "ref-length-rule": REF_LENGTH_RULE,

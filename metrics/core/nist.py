@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from .base import MeasureError, Option, Score, Statistics, TextMeasure
+from .base import MAX_NGRAM_ORDER, MeasureError, Option, Score, Statistics, TextMeasure
 from .bleu import pad_rule_option, reference_lengths, text_options
 from .explanation import Explanation, ngram_list, order_counts, pooled_counts
 from .ngrams import (
@@ -134,7 +134,12 @@ class NIST(TextMeasure):
     options: ClassVar[dict[str, Option]] = {
         **text_options("13a", False),
         "max-ngram": Option(
-            default=5, kind=int, minimum=1, short="n", help="Maximum m-gram order M."
+            default=5,
+            kind=int,
+            minimum=1,
+            maximum=MAX_NGRAM_ORDER,
+            short="n",
+            help="Maximum m-gram order M.",
         ),
         "pad-rule": pad_rule_option("none"),
         "ref-length-rule": Option(

@@ -24,21 +24,38 @@ Decisions (the authors' script scores whole texts, the pipeline needs per-segmen
   references of the test set. Without it, every segment's references are a text and the
   other segments' references are its background corpus, so salience is relative to the
   test set; both are test-set-wide (the measure's context).
+* The statistics come as a file path (``corpus-stats``, the command line's way) or as the
+  file's text (``corpus-stats-text``, what the web form stores from an upload: a web user
+  must never name files of the server). Either way the file is read and checked when the
+  measure is built, and the signature shows a hash of the text (``corpus:sha256-…``), so the
+  same statistics give the same signature whichever way they came.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import stat
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from .base import MeasureError, Option, Score, Statistics, TextMeasure
+from .base import (
+    FILE_MAX_BYTES,
+    MAX_NGRAM_ORDER,
+    MeasureError,
+    Option,
+    Score,
+    Statistics,
+    TextMeasure,
+)
 from .bleu import text_options
 from .complexity import (
     COMPLEXITY_FACTOR,
@@ -69,25 +86,112 @@ class CorpusStats:
     texts: int
 
 
+CORPUS_STATS_MAX_BYTES = FILE_MAX_BYTES
+"""Largest corpus-statistics file, read from a path or uploaded."""
+
+MAX_CORPUS_COUNT = 10**15
+"""Largest count in a statistics file: above any real corpus, and small enough that the
+S-scores' float arithmetic cannot overflow."""
+
+CORPUS_STATS = "corpus-stats"
+CORPUS_STATS_TEXT = "corpus-stats-text"
+CORPUS_HEADER = "<CorpStat>"
+
+
+def _count(text: str, what: str) -> int:
+    try:
+        value = int(text) if len(text) <= 20 else -1
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_CORPUS_COUNT:
+        raise ValueError(f"{what} {text[:20]!r} is not a whole number from 0 to {MAX_CORPUS_COUNT}")
+    return value
+
+
+def _stats_line(line: str) -> tuple[str, int, int]:
+    parts = line.rsplit(";", 2)
+    if len(parts) != 3:
+        raise ValueError("expected word;frequency;texts")
+    return parts[0], _count(parts[1], "frequency"), _count(parts[2], "texts")
+
+
+def parse_corpus_stats(text: str, source: str = f"option {CORPUS_STATS_TEXT}") -> CorpusStats:
+    """Corpus statistics from the text of the WNM script's file: a header
+    ``<CorpStat>;tokens;texts``, then lines ``word;frequency;texts``.
+
+    Raises:
+        MeasureError: for malformed text; the message starts with ``source`` and names the line.
+    """
+    lines = text.removeprefix("\ufeff").splitlines()
+    header = lines[0].split(";") if lines else []
+    if len(header) != 3 or header[0] != CORPUS_HEADER:
+        raise MeasureError(f"{source}: line 1: the first line must be <CorpStat>;tokens;texts")
+    frequencies, texts_with = {}, {}
+    try:
+        tokens, texts = _count(header[1], "tokens"), _count(header[2], "texts")
+    except ValueError as error:
+        raise MeasureError(f"{source}: line 1: {error}") from None
+    for number, line in enumerate(lines[1:], start=2):
+        if line.strip():
+            try:
+                word, frequency, with_word = _stats_line(line)
+            except ValueError as error:
+                raise MeasureError(f"{source}: line {number}: {error}") from None
+            frequencies[word], texts_with[word] = frequency, with_word
+    return CorpusStats(frequencies, texts_with, tokens, texts)
+
+
+def corpus_stats_file_text(path: str | Path) -> str:
+    """The text of a corpus-statistics file, for the command line.
+
+    Only a regular file of at most :data:`CORPUS_STATS_MAX_BYTES` is read: a device such as
+    ``/dev/zero`` never ends and a FIFO may never answer, so the type is checked on the open
+    file (no window for the path to change in between) and the read is capped.
+
+    Raises:
+        MeasureError: the file cannot be read, is no regular file, is too large or not UTF-8.
+    """
+    prefix = f"option {CORPUS_STATS}: {path}"
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer before the check refuses it.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise MeasureError(f"{prefix}: cannot read ({error.strerror or error})") from None
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise MeasureError(f"{prefix}: not a regular file")
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            data = handle.read(CORPUS_STATS_MAX_BYTES + 1)
+        except OSError as error:
+            raise MeasureError(f"{prefix}: cannot read ({error.strerror or error})") from None
+    if len(data) > CORPUS_STATS_MAX_BYTES:
+        raise MeasureError(f"{prefix}: larger than {CORPUS_STATS_MAX_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise MeasureError(f"{prefix}: not UTF-8 ({error.reason} at byte {error.start})") from None
+
+
 def read_corpus_stats(path: str | Path) -> CorpusStats:
     """Read the WNM script's corpus-statistics file (``<CorpStat>;tokens;texts`` header).
 
     Raises:
-        MeasureError: when the file is missing or malformed.
+        MeasureError: when the file is missing, no regular file, too large or malformed.
     """
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        header = lines[0].split(";")
-        if header[0] != "<CorpStat>":
-            raise ValueError("first line must be <CorpStat>;tokens;texts")
-        frequencies, texts_with = {}, {}
-        for line in lines[1:]:
-            if line.strip():
-                word, frequency, texts = line.rsplit(";", 2)
-                frequencies[word], texts_with[word] = int(frequency), int(texts)
-        return CorpusStats(frequencies, texts_with, int(header[1]), int(header[2]))
-    except (OSError, IndexError, ValueError) as error:
-        raise MeasureError(f"option corpus-stats: cannot read {path}: {error}") from None
+    return parse_corpus_stats(corpus_stats_file_text(path), f"option {CORPUS_STATS}: {path}")
+
+
+def corpus_stats_digest(text: str) -> str:
+    """What signatures show of corpus statistics: ``sha256-`` and 16 hex digits of the text."""
+    return "sha256-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+@lru_cache(maxsize=2)
+def _parsed_corpus_stats(text: str, source: str) -> CorpusStats:
+    """Parsed once per process: a run builds the measure for the form, the run and each chunk
+    task, and a large file takes a noticeable time to parse."""
+    return parse_corpus_stats(text, source)
 
 
 def s_score(
@@ -199,11 +303,27 @@ class WNM(TextMeasure):
     )
     options: ClassVar[dict[str, Option]] = {
         **text_options("remove-punct", True),
-        "max-ngram": Option(default=4, kind=int, minimum=1, short="n", help="Highest order."),
-        "corpus-stats": Option(
+        "max-ngram": Option(
+            default=4,
+            kind=int,
+            minimum=1,
+            maximum=MAX_NGRAM_ORDER,
+            short="n",
+            help="Highest order.",
+        ),
+        CORPUS_STATS: Option(
             default="",
             short="corpus",
-            help="Background corpus statistics file; empty: the test set's other segments.",
+            file="path",
+            help="Background corpus statistics file (command line only); empty: the test "
+            "set's other segments.",
+        ),
+        CORPUS_STATS_TEXT: Option(
+            default="",
+            short="corpustext",
+            file="content",
+            help="The text of a corpus statistics file: the web form's upload; on the command "
+            "line give corpus-stats instead.",
         ),
         "score": Option(
             default="RW",
@@ -214,8 +334,43 @@ class WNM(TextMeasure):
         COMPLEXITY_FACTOR: complexity_factor_option("wnm"),
     }
 
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        path, text = self.values[CORPUS_STATS], self.values[CORPUS_STATS_TEXT]
+        self.corpus_stats: CorpusStats | None = None
+        self.corpus_digest = ""
+        if path:
+            text = corpus_stats_file_text(path)
+            self.corpus_stats = _parsed_corpus_stats(text, f"option {CORPUS_STATS}: {path}")
+        elif text:
+            self.corpus_stats = _parsed_corpus_stats(text, f"option {CORPUS_STATS_TEXT}")
+        if self.corpus_stats is not None:
+            self.corpus_digest = corpus_stats_digest(text)
+
     def validate(self) -> None:
         check_complexity_factor(self)
+        if self.values[CORPUS_STATS] and self.values[CORPUS_STATS_TEXT]:
+            raise MeasureError(
+                f"options {CORPUS_STATS} and {CORPUS_STATS_TEXT}: give the statistics one way"
+            )
+
+    def signature_value(self, key: str) -> str | None:
+        """The statistics appear once, as ``corpus:`` and a hash of their text (never the text
+        itself, nor a path: the same file under another name is the same measure)."""
+        if key == CORPUS_STATS_TEXT:
+            return None
+        if key == CORPUS_STATS:
+            return self.corpus_digest
+        return super().signature_value(key)
+
+    def command_line_values(self) -> dict[str, Any]:
+        """Uploaded statistics are written as a ``corpus-stats`` file named by their hash: save
+        the upload under that name to reproduce the run (the signature is the same)."""
+        values = super().command_line_values()
+        if values.get(CORPUS_STATS_TEXT):
+            values[CORPUS_STATS] = f"corpus-stats-{self.corpus_digest}.txt"
+            values[CORPUS_STATS_TEXT] = ""
+        return values
 
     def context(self, references: Sequence[Sequence[str]]) -> WnmContext:
         """Pooled reference counts and salience weights of the whole test set."""
@@ -225,9 +380,8 @@ class WNM(TextMeasure):
         space = NgramSpace(flat, top, 0)
         refs = ReferenceCounts(space, references, tokens, range(1, top + 1), "none")
         texts = [Counter(word for reference in segment for word in reference) for segment in tokens]
-        if self.values["corpus-stats"]:
-            background = read_corpus_stats(self.values["corpus-stats"])
-            table = salience(sum(texts, Counter()), background)
+        if self.corpus_stats is not None:
+            table = salience(sum(texts, Counter()), self.corpus_stats)
             context = _with_weights(WnmContext(refs, True), {0: table})
         else:
             context = _with_weights(WnmContext(refs, False), segment_salience(texts))

@@ -32,11 +32,12 @@ TOO_MANY_VALUES = "at most {limit} values at once"
 
 
 def sweepable_options(measure: str) -> dict[str, Option]:
-    """The options of ``measure`` a sweep can try (every option; numbers need values given
+    """The options of ``measure`` a sweep can try (every option but files: a web user names
+    no server file, and a file's text is uploaded on the run form; numbers need values given
     unless they are integers with a small range)."""
     if measure not in METRICS:
         raise MetaEvaluationError(UNKNOWN_MEASURE.format(name=measure))
-    return dict(METRICS[measure].options)
+    return {key: option for key, option in METRICS[measure].options.items() if not option.file}
 
 
 def default_values(option: Option) -> list[str]:

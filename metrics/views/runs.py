@@ -45,7 +45,7 @@ def run_create(request: HttpRequest) -> HttpResponse:
     if not raw.isdigit():
         return render(request, "metrics/run_pick_test_set.html", {"test_sets": testset_list()})
     test_set = get_object_or_404(TestSet, pk=int(raw))
-    form = RunForm(request.POST or None, test_set=test_set)
+    form = RunForm(request.POST or None, request.FILES or None, test_set=test_set)
     if request.method == "POST" and form.is_valid():
         try:
             run = metric_run_start(

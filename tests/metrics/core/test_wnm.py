@@ -1,5 +1,6 @@
 """WNM: the spec's C.2.7 vector (S-scores and P/R/F, weighted and not), test-set salience,
-corpus-file errors, the CLI, WNM × C."""
+corpus statistics from a file or as text (one signature, errors naming the line, the size
+cap), the CLI, WNM × C."""
 
 from __future__ import annotations
 
@@ -10,10 +11,18 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from metrics.core import cli
+from metrics.core import cli, wnm
 from metrics.core.base import MeasureError
 from metrics.core.complexity import NORMALISATION_EXPONENTS
-from metrics.core.wnm import WNM, CorpusStats, salience, segment_salience
+from metrics.core.wnm import (
+    WNM,
+    CorpusStats,
+    corpus_stats_digest,
+    parse_corpus_stats,
+    read_corpus_stats,
+    salience,
+    segment_salience,
+)
 
 CORPUS_FILE = "<CorpStat>;30;3\nthe;6;3\nsat;1;1\nmat;1;1\non;3;3\n"
 REFERENCE = "the cat sat on the mat"
@@ -107,3 +116,51 @@ def test_wnm_times_c_matches_the_paper_rounding() -> None:
         round(wnm.aggregate(np.array([[10.0, 10.0, 3.247, 10.0, 10.0, 3.247]])).score / 100, 3)
         == 0.349
     )
+
+
+def test_statistics_as_text_score_and_sign_as_the_file(corpus_file):
+    from_file = WNM(tokenize="none", corpus_stats=str(corpus_file))
+    from_text = WNM(tokenize="none", corpus_stats_text=CORPUS_FILE)
+    refs = [[REFERENCE]]
+    assert from_text.corpus_score([CANDIDATE], refs).score == pytest.approx(24.7348, abs=1e-4)
+    assert str(from_text.signature(1)) == str(from_file.signature(1))
+    assert f"|corpus:{corpus_stats_digest(CORPUS_FILE)}|" in str(from_text.signature(1))
+    assert "corpustext" not in str(from_text.signature(1))
+    assert "|corpus:|" in str(WNM().signature(1))  # no statistics: the signature as before
+
+
+def test_statistics_are_given_one_way(corpus_file):
+    with pytest.raises(MeasureError, match="give the statistics one way"):
+        WNM(corpus_stats=str(corpus_file), corpus_stats_text=CORPUS_FILE)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("\n", "line 1: the first line must be"),
+        ("<CorpStat>;30\n", "line 1: the first line must be"),
+        ("<CorpStat>;x;3\n", "line 1: tokens 'x' is not a whole number"),
+        ("<CorpStat>;30;3\nthe;6\n", "line 2: expected word;frequency;texts"),
+        ("<CorpStat>;30;3\n\nthe;-1;3\n", "line 3: frequency '-1' is not a whole number"),
+        (f"<CorpStat>;{10**16};3\n", "line 1: tokens .* is not a whole number from 0"),
+        ("<CorpStat>;30;3\nthe;" + "9" * 5000 + ";3\n", "line 2: frequency"),
+    ],
+)
+def test_malformed_statistics_name_the_line(text, message):
+    with pytest.raises(MeasureError, match=f"option corpus-stats-text: {message}"):
+        WNM(corpus_stats_text=text)
+
+
+def test_a_statistics_file_above_the_cap_is_refused(corpus_file, monkeypatch):
+    monkeypatch.setattr(wnm, "CORPUS_STATS_MAX_BYTES", 10)
+    with pytest.raises(MeasureError, match="larger than 10 bytes"):
+        read_corpus_stats(corpus_file)
+
+
+def test_a_missing_statistics_file_is_named(tmp_path):
+    with pytest.raises(MeasureError, match="corpus-stats: .*missing.txt: cannot read"):
+        WNM(corpus_stats=str(tmp_path / "missing.txt"))
+
+
+def test_a_byte_order_mark_is_skipped():
+    assert parse_corpus_stats("\ufeff" + CORPUS_FILE).tokens == 30
