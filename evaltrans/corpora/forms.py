@@ -11,7 +11,8 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
 from .formats.base import InputFile
-from .parsing import IMPORT_FORMATS, CorpusInputs
+from .formats.reading import encoding_problem
+from .parsing import IMPORT_FORMATS, CorpusInputs, max_segments, total_size_problem
 
 FORMAT_HELP = {
     "text": "Plain text, one sentence per line: a source file, reference files, system files.",
@@ -25,13 +26,21 @@ SYSTEM_NAME_COUNT = "{names} system names for {files} system files."
 
 
 def check_upload_sizes(uploads: Iterable[UploadedFile | None]) -> None:
-    """Refuse any upload above ``CORPUS_UPLOAD_MAX_BYTES``, naming the file."""
+    """Refuse any upload above ``CORPUS_UPLOAD_MAX_BYTES``, naming the file, and uploads above
+    ``CORPUS_UPLOAD_MAX_TOTAL_BYTES`` together; checked before any file is read into memory."""
     limit = settings.CORPUS_UPLOAD_MAX_BYTES
+    sizes = []
     for upload in uploads:
-        if upload is not None and upload.size is not None and upload.size > limit:
+        if upload is None or upload.size is None:
+            continue
+        if upload.size > limit:
             raise forms.ValidationError(
                 TOO_LARGE.format(name=upload.name, size=upload.size, limit=limit)
             )
+        sizes.append(upload.size)
+    problem = total_size_problem(sizes)
+    if problem is not None:
+        raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -95,6 +104,13 @@ class CorpusImportForm(forms.Form):
         help_text="Default UTF-8; XML files follow their declaration.",
     )
 
+    def clean_encoding(self) -> str:
+        encoding = self.cleaned_data["encoding"].strip()
+        problem = encoding_problem(encoding) if encoding else None
+        if problem is not None:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
+        return encoding
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         check_upload_sizes(self._uploads(cleaned))
@@ -138,6 +154,7 @@ class CorpusImportForm(forms.Form):
             encoding=data.get("encoding") or None,
             reference_systems=reference_systems or ("ref",),
             max_bytes=settings.CORPUS_UPLOAD_MAX_BYTES,
+            max_segments=max_segments(),
         )
 
 

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from .formats import FORMATS
 from .formats.base import CorpusData
+from .formats.reading import is_blank, unstorable_problem
 from .models import Candidate, RawEvaluation, Reference, Segment, System, TestSet
 from .selectors import testset_corpus_data
 
@@ -29,6 +31,8 @@ VERSION_TAKEN = (
 )
 EMPTY_CORPUS = "the corpus has no segments; nothing was imported"
 NAME_REQUIRED = "a test set needs a name"
+NAME_TOO_LONG = "the test set name has {length:,} characters; at most {limit:,} can be stored"
+BAD_NAME = "test set name {name!r}: {problem}"
 NO_WRITER = "format {format!r} cannot be exported"
 
 BULK_BATCH = 2000
@@ -93,12 +97,12 @@ def testset_import(
     """Store a parsed corpus as a test set (a new version if the name exists with other content).
 
     Raises:
-        CorpusImportError: empty corpus, no name, identical content already stored, or a
-            concurrent import that stored the same content or name and version first.
+        CorpusImportError: empty corpus, no name or one that cannot be stored, identical
+            content already stored, or a concurrent import that stored the same content or name
+            and version first.
     """
     name = name.strip()
-    if not name:
-        raise CorpusImportError(NAME_REQUIRED)
+    _check_name(name)
     if not corpus.segments:
         raise CorpusImportError(EMPTY_CORPUS)
     content_hash = corpus_content_hash(corpus)
@@ -124,7 +128,10 @@ def testset_import(
     )
     # Uniqueness is left to the database: a concurrent import that stores the same content or
     # name and version after the checks above then fails the insert, reported below.
-    test_set.full_clean(validate_unique=False, validate_constraints=False)
+    try:
+        test_set.full_clean(validate_unique=False, validate_constraints=False)
+    except ValidationError as error:  # callers that did not parse through parse_corpus
+        raise CorpusImportError("; ".join(error.messages)) from None
     try:
         with transaction.atomic():  # a savepoint: after a failed insert the winner can be read
             test_set.save()
@@ -132,6 +139,19 @@ def testset_import(
         raise CorpusImportError(_collision_message(test_set)) from error
     _store_texts(test_set, corpus)
     return ImportResult(test_set=test_set, new_version_of_existing=latest is not None)
+
+
+def _check_name(name: str) -> None:
+    """Refuse a name that is blank, too long for its field or holds a character the database
+    (PostgreSQL: NUL) or the exports cannot take; the command line passes names unchecked."""
+    if is_blank(name):
+        raise CorpusImportError(NAME_REQUIRED)
+    limit = TestSet._meta.get_field("name").max_length
+    if len(name) > limit:
+        raise CorpusImportError(NAME_TOO_LONG.format(length=len(name), limit=limit))
+    problem = unstorable_problem(name)
+    if problem is not None:
+        raise CorpusImportError(BAD_NAME.format(name=name, problem=problem))
 
 
 def _collision_message(test_set: TestSet) -> str:

@@ -1,4 +1,8 @@
-"""What every judgments parser shares: the record, the kinds, reading lines, the key check.
+"""What every judgments parser shares: the record, the kinds, reading lines, the record checks.
+
+Reading goes through ``evaltrans.corpora.formats.reading``, so judgments files are refused for
+exactly what corpus files are (characters that cannot be stored, classic Mac OS line ends,
+blank values, names too long for the database).
 
 The format modules import these from here (never from the package), so that
 ``judging.formats`` can import the format modules to dispatch without a cycle.
@@ -9,6 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from evaltrans.corpora.formats.base import CorpusFormatError, InputFile
+from evaltrans.corpora.formats.reading import (
+    NO_LIMITS,
+    FieldLimits,
+    check_line_ends,
+    decode,
+    is_blank,
+    split_lines,
+)
 from metrics.core.human_scores import KIND_BAD_REF, KIND_REF, KIND_REPEAT, KIND_SYSTEM, KINDS
 
 
@@ -49,23 +61,50 @@ class JudgmentRecord:
         return (self.system, self.segment_id, self.judge, self.aspect, self.kind)
 
 
+BAD_UTF8 = "not valid UTF-8 (byte 0x{byte:02x})"
+SAVE_AS_UTF8 = "save it as UTF-8"
+EMPTY_VALUE = "empty {what}"
+
+
 def decode_lines(file: InputFile) -> list[str]:
-    """The file's text lines (UTF-8, an optional BOM dropped, line ends removed).
+    """The file's text lines (UTF-8, an optional BOM dropped, ``\n`` or ``\r\n`` line ends
+    removed).
 
     Raises:
-        CorpusFormatError: invalid UTF-8 (naming the line of the first bad byte) or an empty file.
+        CorpusFormatError: invalid UTF-8 (naming the line of the first bad byte), a character
+            that cannot be stored, a CR without LF (classic Mac OS line ends), or an empty file.
     """
-    try:
-        text = file.data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = file.data[: error.start].count(b"\n") + 1
-        raise CorpusFormatError(
-            file.name, f"not valid UTF-8 (byte 0x{file.data[error.start]:02x})", line
-        ) from None
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
+    text = decode(file, "utf-8", bad_encoding=BAD_UTF8, other_encoding=SAVE_AS_UTF8)
+    if is_blank(text):
         raise CorpusFormatError(file.name, "the file is empty")
-    return text.splitlines()
+    check_line_ends(file, text)
+    return split_lines(text)
+
+
+def check_records(
+    file: InputFile, records: list[JudgmentRecord], limits: FieldLimits = NO_LIMITS
+) -> None:
+    """Refuse a record with a blank or too long system, segment id, judge or aspect.
+
+    ``limits`` are the judgment model's (the services fill them); the record is located by its
+    ``extra["line"]`` where the format keeps one, else by its segment.
+
+    Raises:
+        CorpusFormatError: the first such record, naming its line (or segment).
+    """
+    for record in records:
+        line = record.extra.get("line")
+        line = line if isinstance(line, int) else None
+        where = "" if line is not None else f"segment {record.segment_id[:30]!r}"
+        for kind, what, value in (
+            ("system", "system", record.system),
+            ("seg_id", "segment id", record.segment_id),
+            ("judge", "judge", record.judge),
+            ("aspect", "aspect", record.aspect),
+        ):
+            if is_blank(value):
+                raise CorpusFormatError(file.name, EMPTY_VALUE.format(what=what), line, where)
+            limits.check(kind, value, file.name, line, where)
 
 
 def check_unique(file: InputFile, records: list[JudgmentRecord]) -> None:
@@ -91,8 +130,11 @@ __all__ = [
     "KIND_REPEAT",
     "KIND_SYSTEM",
     "CorpusFormatError",
+    "FieldLimits",
     "InputFile",
     "JudgmentRecord",
+    "check_records",
     "check_unique",
     "decode_lines",
+    "is_blank",
 ]

@@ -32,7 +32,7 @@ from typing import Any
 
 from evaltrans.corpora.formats.base import CorpusData, EvaluationData
 
-from .base import KIND_REF, KIND_REPEAT, KIND_SYSTEM, CorpusFormatError, JudgmentRecord
+from .base import KIND_REF, KIND_REPEAT, KIND_SYSTEM, CorpusFormatError, JudgmentRecord, is_blank
 
 DEFAULT_JUDGE = "unknown"
 DEFAULT_SOURCE_NAME = "EvalTrans XML"
@@ -40,6 +40,8 @@ REFERENCE_FLAG = "isPerfect"
 """The format's recommended class for marking references (measures spec §16.1)."""
 FLAG_MAX_COUNT = 2
 """A deciding class with at most this many levels (0/1) is a reference flag, not a score."""
+MAX_LEVELS = 1000
+"""The most valid levels of one class (a 0-100 scale has 101)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,15 @@ def levels_from_metadata(
             firstvalid=_integer(attributes, "firstvalid", name, source_name, default=0),
             perfect=_integer(attributes, "perfect", name, source_name, default=-1),
         )
+        levels = result[name].count - result[name].firstvalid
+        if levels > MAX_LEVELS:
+            # The scale lists every valid level: a count of 10**12 would fill the memory.
+            raise CorpusFormatError(
+                source_name,
+                f"{levels} valid levels (firstvalid to count-1); at most {MAX_LEVELS} are supported",
+                None,
+                f'<levels class="{name[:40]}">',
+            )
     return result
 
 
@@ -154,6 +165,8 @@ def _record(
     default_judge: str,
 ) -> JudgmentRecord:
     evaluator = evaluation.attributes.get("evaluator", "")
+    if is_blank(evaluator):  # an evaluator of spaces or U+200B names no one
+        evaluator = ""
     slot_key = (evaluation.target_kind, evaluation.target_name, evaluation.aspect, evaluator)
     slots[slot_key] += 1
     kind = KIND_REF if evaluation.target_kind == "reference" else KIND_SYSTEM

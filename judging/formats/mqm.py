@@ -26,7 +26,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .base import KIND_SYSTEM, CorpusFormatError, InputFile, JudgmentRecord, decode_lines
+from .base import (
+    KIND_SYSTEM,
+    CorpusFormatError,
+    InputFile,
+    JudgmentRecord,
+    decode_lines,
+    is_blank,
+)
 
 REQUIRED_COLUMNS = ("system", "seg_id", "rater", "category", "severity")
 OPTIONAL_COLUMNS = ("doc", "doc_id", "source", "target", "comment")
@@ -107,7 +114,7 @@ def parse_mqm_errors(file: InputFile) -> list[MqmError]:
     required_width = max(header.index(name) for name in REQUIRED_COLUMNS) + 1
     errors = []
     for number, text in enumerate(lines[1:], 2):
-        if not text.strip():
+        if is_blank(text):
             continue
         fields = text.split("\t")
         if not required_width <= len(fields) <= len(header):
@@ -125,7 +132,7 @@ def parse_mqm_errors(file: InputFile) -> list[MqmError]:
 
 def _error(file: InputFile, number: int, row: dict[str, str]) -> MqmError:
     for name in ("system", "seg_id", "rater"):
-        if not row[name].strip():
+        if is_blank(row[name]):
             raise CorpusFormatError(file.name, f"empty {name}", number)
     if row["severity"].lower() not in SEVERITIES:
         raise CorpusFormatError(

@@ -35,7 +35,15 @@ from typing import Any
 
 from metrics.core.human_scores import SCORED_KINDS, WMT_R_ROUNDING
 
-from .base import KINDS, CorpusFormatError, InputFile, JudgmentRecord, check_unique, decode_lines
+from .base import (
+    KINDS,
+    CorpusFormatError,
+    InputFile,
+    JudgmentRecord,
+    check_unique,
+    decode_lines,
+    is_blank,
+)
 
 REQUIRED_COLUMNS = ("WorkerId", "sys_id", "type", "sid", "score")
 ITEM_ASPECTS = {"ad": "adequacy"}
@@ -81,7 +89,9 @@ def parse_judge_stats(file: InputFile) -> dict[str, WorkerStats]:
             or sd that is not a number, a negative sd, a truncated record or a
             worker listed twice with different values.
     """
-    lines = [(number, text) for number, text in enumerate(decode_lines(file), 1) if text.strip()]
+    lines = [
+        (number, text) for number, text in enumerate(decode_lines(file), 1) if not is_blank(text)
+    ]
     if len(lines) % 3:
         number = lines[-1][0]
         raise CorpusFormatError(file.name, "truncated: expected worker, mean and sd lines", number)
@@ -176,7 +186,7 @@ def parse_wmt_da_csv(
     stats = parse_judge_stats(judge_stats) if judge_stats is not None else None
     records = []
     for number, text in enumerate(lines[1:], 2):
-        if not text.strip():
+        if is_blank(text):
             continue
         fields = text.split()
         if len(fields) != len(header):
@@ -257,6 +267,12 @@ def _raw_score(
         raise CorpusFormatError(file.name, f"worker {worker} is not in {stats_name}", number)
     own = stats[worker]
     raw = z * own.sd + own.mean
+    if not math.isfinite(raw):  # a z far outside any scale overflows (round() would raise)
+        raise CorpusFormatError(
+            file.name,
+            f"raw score z*sd+mean is not finite: does {stats_name} belong to this file?",
+            number,
+        )
     if abs(raw - round(raw)) > tolerance:
         raise CorpusFormatError(
             file.name,

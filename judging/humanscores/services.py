@@ -16,19 +16,22 @@ stand-alone.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from evaltrans.corpora.formats.base import CorpusData, InputFile
 from evaltrans.corpora.formats.evaltrans_xml import parse_evaltrans_xml
+from evaltrans.corpora.formats.reading import is_blank, unstorable_problem
 from evaltrans.corpora.models import RawEvaluation, Reference, Segment, TestSet
 from evaltrans.corpora.selectors import testset_corpus_data
-from judging.formats import JudgmentRecord, check_unique
+from judging.formats import FieldLimits, JudgmentRecord, check_records, check_unique
 from judging.formats.evaltrans import control_classes, levels_from_metadata, records_from_corpus
 from judging.formats.mqm import ASPECTS as MQM_ASPECTS
 from judging.formats.mqm import mqm_records, parse_mqm_errors, strip_spans
@@ -40,6 +43,8 @@ from .models import ExternalJudgment, JudgmentSet
 IMPORT_FORMATS = tuple(choice.value for choice in JudgmentSet.SourceFormat)
 
 NAME_REQUIRED = "a judgment set needs a name"
+NAME_TOO_LONG = "the judgment set name has {length:,} characters; at most {limit:,} can be stored"
+BAD_NAME = "judgment set name {name!r}: {problem}"
 NAME_TAKEN = "a judgment set named {name!r} exists already; nothing was imported"
 NAME_IS_CAMPAIGN = (
     "{name!r} is the name of a campaign (its judgments are a judgment set already); "
@@ -121,6 +126,22 @@ class _Parsed:
     judge_seconds: dict[str, float]
 
 
+def judgment_limits() -> FieldLimits:
+    """The longest system, segment id, judge and aspect an external judgment stores."""
+
+    def longest(name: str) -> int:
+        return ExternalJudgment._meta.get_field(name).max_length
+
+    # EvalTrans references are judged under their label, so labels are system names here.
+    return FieldLimits(
+        seg_id=longest("segment_key"),
+        system=longest("system"),
+        reference=longest("system"),
+        judge=longest("judge"),
+        aspect=longest("aspect"),
+    )
+
+
 # ---------------------------------------------------------------- entry points
 
 
@@ -152,6 +173,7 @@ def judgmentset_import_file(
     if judge_stats is not None and import_format != "wmt-da-csv":
         raise JudgmentImportError(JUDGE_STATS_ONLY_DA)
     unattachable = None
+    limits = judgment_limits()
     if import_format == "wmt-da-csv":
         unattachable = DA_NOT_ATTACHABLE.format(file=file.name)
         parsed = _parse_da(file, judge_stats)
@@ -159,11 +181,13 @@ def judgmentset_import_file(
         parsed = _parse_mqm(file)
     elif import_format == "evaltrans-xml":
         parsed = _parse_evaltrans(
-            parse_evaltrans_xml(file=file, source_lang="", target_lang=""), file.name
+            parse_evaltrans_xml(file=file, source_lang="", target_lang="", limits=limits),
+            file.name,
         )
     else:
         known = ", ".join(IMPORT_FORMATS)
         raise JudgmentImportError(UNKNOWN_FORMAT.format(format=import_format, known=known))
+    check_records(file, parsed.records, limits)
     check_unique(file, parsed.records)
     return _store(
         name=name.strip(),
@@ -198,6 +222,7 @@ def judgmentset_import_test_set(
         raise JudgmentImportError(NO_EVALUATIONS.format(test_set=test_set))
     source_name = f"test set {test_set}"
     parsed = _parse_evaltrans(testset_corpus_data(test_set=test_set), source_name)
+    check_records(InputFile(source_name, b""), parsed.records, judgment_limits())
     check_unique(InputFile(source_name, b""), parsed.records)
     return _store(
         name=name.strip(),
@@ -223,6 +248,8 @@ def _parse_da(file: InputFile, judge_stats: InputFile | None) -> _Parsed:
         if hit is not None and seconds is not None:
             hits[record.judge][str(hit)] = seconds
     seconds_by_judge = {judge: sum(times.values()) for judge, times in hits.items()}
+    # Stored as JSON, which (like PostgreSQL's jsonb) has no inf: a sum that overflowed is unknown.
+    seconds_by_judge = {judge: s for judge, s in seconds_by_judge.items() if math.isfinite(s)}
     scales = {aspect: dict(SCALE_DA) for aspect in {record.aspect for record in records}}
     return _Parsed(records, {}, scales, seconds_by_judge)
 
@@ -254,10 +281,12 @@ def _parse_evaltrans(corpus: CorpusData, source_name: str) -> _Parsed:
 
 
 def _float(value: object) -> float | None:
+    """The finite number ``value`` gives, else None (``nan`` and ``inf`` are no durations)."""
     try:
-        return float(value)  # type: ignore[arg-type]
+        number = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
+    return number if math.isfinite(number) else None
 
 
 # ---------------------------------------------------------------- storing
@@ -265,8 +294,15 @@ def _float(value: object) -> float | None:
 
 def _check_name(name: str) -> None:
     name = name.strip()
-    if not name:
+    if is_blank(name):
         raise JudgmentImportError(NAME_REQUIRED)
+    # The command line passes names unchecked: refuse what the database could not store.
+    limit = JudgmentSet._meta.get_field("name").max_length
+    if len(name) > limit:
+        raise JudgmentImportError(NAME_TOO_LONG.format(length=len(name), limit=limit))
+    problem = unstorable_problem(name)
+    if problem is not None:
+        raise JudgmentImportError(BAD_NAME.format(name=name, problem=problem))
     if JudgmentSet.objects.filter(name=name).exists():
         raise JudgmentImportError(NAME_TAKEN.format(name=name))
     if Campaign.objects.filter(name=name).exists():
@@ -305,7 +341,10 @@ def _store(
             metadata=_metadata(records, parsed),
             created_by=user if user is not None and user.is_authenticated else None,
         )
-        judgment_set.full_clean()
+        try:
+            judgment_set.full_clean()
+        except ValidationError as error:
+            raise JudgmentImportError("; ".join(error.messages)) from None
         judgment_set.save()
         ExternalJudgment.objects.bulk_create(
             (

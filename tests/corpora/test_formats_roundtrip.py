@@ -17,6 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evaltrans.corpora.formats import reading
 from evaltrans.corpora.formats.base import CorpusData, EvaluationData, InputFile, SegmentData
 from evaltrans.corpora.formats.evaltrans_xml import parse_evaltrans_xml, write_evaltrans_xml
 from evaltrans.corpora.formats.mqm_tsv import parse_mqm_tsv
@@ -44,7 +45,10 @@ AWKWARD = [
 _XML_CHARACTERS = st.characters(
     blacklist_categories=("Cs", "Cc", "Cn"), min_codepoint=1
 ) | st.sampled_from("\t\n\r")
-_LINE_CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r")
+# Every character an import stores: the readers refuse the others (reading.UNSTORABLE_CHARACTER).
+_LINE_CHARACTERS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r").filter(
+    lambda char: not reading.UNSTORABLE_CHARACTER.match(char)
+)
 
 
 def _sentences(characters: st.SearchStrategy[str], *, trimmed: bool) -> st.SearchStrategy[str]:
@@ -52,14 +56,14 @@ def _sentences(characters: st.SearchStrategy[str], *, trimmed: bool) -> st.Searc
     sentences = st.sampled_from(AWKWARD) | generated
     if trimmed:
         sentences = sentences.map(str.strip)
-    return sentences.filter(lambda text: text.strip() != "")
+    return sentences.filter(lambda text: not reading.is_blank(text))
 
 
 _NAMES = st.text(
     st.characters(blacklist_categories=("Cs", "Cc", "Cn", "Zs", "Zl", "Zp")),
     min_size=1,
     max_size=12,
-)
+).filter(lambda name: not reading.is_blank(name))
 
 
 @st.composite

@@ -58,9 +58,10 @@ def test_crlf_and_lf_are_the_same_and_no_final_newline_is_fine():
 
 
 def test_unicode_line_separators_stay_inside_the_sentence():
-    source = "one\u2028still one\x85and\x0cmore\nsecond\n".encode()
+    # A form feed (U+000C) would split it too, but it is refused: XML 1.0 cannot carry it.
+    source = "one\u2028still one\x85and\u2029more\nsecond\n".encode()
     corpus = parse(source, {"A": b"x\ny\n"}, {})
-    assert corpus.segments[0].source == "one\u2028still one\x85and\x0cmore"
+    assert corpus.segments[0].source == "one\u2028still one\x85and\u2029more"
     assert len(corpus.segments) == 2
 
 

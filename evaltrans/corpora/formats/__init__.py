@@ -3,7 +3,9 @@
 :data:`FORMATS` maps a format name (as typed after ``import_corpus`` / ``export_corpus``) to a
 :class:`FormatSpec` telling which inputs its parse function takes, so the management commands
 and the upload form can be driven from one table. Every parse function also takes the keyword
-arguments ``encoding`` and ``max_bytes`` and raises :class:`CorpusFormatError` on bad input.
+arguments ``encoding``, ``max_bytes`` and ``limits`` (a :class:`FieldLimits`: the longest names
+and ids that can be stored) and raises :class:`CorpusFormatError` on bad input; what every format
+refuses alike is decided in :mod:`.reading`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from .base import CorpusData, CorpusFormatError, EvaluationData, InputFile, SegmentData
 from .evaltrans_xml import parse_evaltrans_xml, write_evaltrans_xml
 from .mqm_tsv import parse_mqm_tsv, write_mqm_tsv
+from .reading import FieldLimits
 from .sgml import parse_sgml, write_sgml
 from .text import parse_text, read_text_export, write_text
 from .wmt_xml import parse_wmt_xml, write_wmt_xml
@@ -25,6 +28,7 @@ __all__ = [
     "CorpusData",
     "CorpusFormatError",
     "EvaluationData",
+    "FieldLimits",
     "FormatSpec",
     "InputFile",
     "SegmentData",
@@ -54,8 +58,8 @@ class FormatSpec:
         description: one line for help texts and the upload form.
         parse: keyword-only parse function returning a CorpusData.
         write: ``write(corpus, out_dir) -> list[Path]``, or None when there is no export.
-        inputs: the keyword arguments of ``parse`` besides ``encoding`` and ``max_bytes``
-            (see :data:`INPUTS`).
+        inputs: the keyword arguments of ``parse`` besides ``encoding``, ``max_bytes`` and
+            ``limits`` (see :data:`INPUTS`).
         round_trip: whether parse → write → parse gives an equal CorpusData.
     """
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from urllib.parse import quote
 
 from .base import CorpusData, CorpusFormatError, SegmentData
+from .reading import NO_LIMITS, FieldLimits, is_blank, unstorable_problem
 
 EMPTY_NAME = "empty {what}"
+BAD_NAME = "{what} {name!r}: {problem}"
 DUPLICATE_REFERENCE = "reference label {name!r} is given twice"
 DUPLICATE_SYSTEM = "system name {name!r} is given twice"
 SYSTEM_IS_REFERENCE = "system name {name!r} is also a reference label"
@@ -17,45 +20,75 @@ MISSING_TEXT = "{kind} {name!r} has no translation of segment {seg!r} of documen
 
 # Writers use these when a corpus (e.g. imported from plain text) has no document ids.
 DEFAULT_DOC_ID = "doc1"
+# Room below the 255 bytes of common file systems for a "~N" clash suffix.
+MAX_FILE_NAME = 200
 
 
-def check_names(labels: list[tuple[str, str]], systems: list[tuple[str, str]]) -> None:
-    """Refuse empty or repeated reference labels and system names, and a system named like a reference.
+def check_names(
+    labels: list[tuple[str, str]],
+    systems: list[tuple[str, str]],
+    limits: FieldLimits = NO_LIMITS,
+) -> None:
+    """Refuse empty, too long or repeated reference labels and system names, and a system named
+    like a reference.
 
     Args:
         labels: ``(reference label, name of the file it came from)`` pairs.
         systems: ``(system name, name of the file it came from)`` pairs.
+        limits: the longest names that can be stored.
 
     Raises:
         CorpusFormatError: naming the file that brought the offending name.
     """
-    _check_unique(labels, "reference label", DUPLICATE_REFERENCE)
-    _check_unique(systems, "system name", DUPLICATE_SYSTEM)
+    _check_unique(labels, "reference label", DUPLICATE_REFERENCE, limits, "reference")
+    _check_unique(systems, "system name", DUPLICATE_SYSTEM, limits, "system")
     label_names = {label for label, _ in labels}
     for name, file_name in systems:
         if name in label_names:
             raise CorpusFormatError(file_name, SYSTEM_IS_REFERENCE.format(name=name))
 
 
-def _check_unique(names: list[tuple[str, str]], what: str, message: str) -> None:
+def _check_unique(
+    names: list[tuple[str, str]], what: str, message: str, limits: FieldLimits, kind: str
+) -> None:
     seen: set[str] = set()
     for name, file_name in names:
-        if not name.strip():
+        if is_blank(name):
             raise CorpusFormatError(file_name, EMPTY_NAME.format(what=what))
+        # Names typed on the command line or in the form were never decoded from a file.
+        problem = unstorable_problem(name)
+        if problem is not None:
+            raise CorpusFormatError(
+                file_name, BAD_NAME.format(what=what, name=name, problem=problem)
+            )
+        limits.check(kind, name, file_name)
         if name in seen:
             raise CorpusFormatError(file_name, message.format(name=name))
         seen.add(name)
 
 
 def safe_filename(name: str, taken: set[str], prefix: str = "", suffix: str = "") -> str:
-    """``prefix + name + suffix`` with ``name`` percent-encoded (reversible), unique in ``taken``.
+    """``prefix + name + suffix`` with ``name`` percent-encoded, unique in ``taken``.
 
     ``taken`` holds lower-cased names already used, so two names differing only in case do not
     overwrite each other on case-insensitive file systems; a clash gets a ``~2``, ``~3`` suffix
-    (the manifest or the file's own header is what names the system, not the file name).
+    (the manifest or the file's own header is what names the system, not the file name). A name
+    whose encoding would pass :data:`MAX_FILE_NAME` characters (file systems take 255 bytes) is
+    cut and ends in a hash of the whole name, so that two long names still differ.
     """
     base = quote(name, safe="")
     prefix, suffix = quote(prefix, safe=""), quote(suffix, safe="")
+    if len(prefix) + len(base) + len(suffix) > MAX_FILE_NAME:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        room = MAX_FILE_NAME - len(prefix) - len(suffix) - len(digest) - 1
+        pieces, used = [], 0
+        for char in name:
+            piece = quote(char, safe="")
+            if used + len(piece) > room:
+                break
+            pieces.append(piece)
+            used += len(piece)
+        base = "".join(pieces) + "-" + digest
     if not prefix and base.startswith("."):
         base = "%2E" + base[1:]  # no hidden files, no "." or ".."
     candidate, counter = prefix + base + suffix, 1

@@ -51,7 +51,15 @@ from pathlib import Path
 
 from .base import CorpusData, CorpusFormatError, EvaluationData, InputFile, SegmentData
 from .common import write_file
-from .xmlsafe import XmlDocument, attributes_xml, check_xml_text, escape_text, parse_xml
+from .reading import NO_LIMITS, FieldLimits, is_blank
+from .xmlsafe import (
+    XmlDocument,
+    attributes_xml,
+    check_xml_text,
+    describe,
+    escape_text,
+    parse_xml,
+)
 
 WRONG_ROOT = "the root element must be <database>, found <{tag}>"
 MISSING_ATTRIBUTE = "<{tag}> has no {attribute} attribute"
@@ -111,6 +119,7 @@ def parse_evaltrans_xml(
     target_lang: str,
     encoding: str | None = None,
     max_bytes: int | None = None,
+    limits: FieldLimits = NO_LIMITS,
 ) -> CorpusData:
     """Read an EvalTrans database file.
 
@@ -120,21 +129,24 @@ def parse_evaltrans_xml(
         target_lang: language code of the targets.
         encoding: overrides the encoding of the XML declaration (default: as declared, else UTF-8).
         max_bytes: size limit (``None``: no limit).
+        limits: the longest names, ids and score classes that can be stored.
 
     Returns:
         The corpus, one segment per distinct source sentence, with ``levels`` in the metadata.
 
     Raises:
         CorpusFormatError: unsafe or malformed XML, missing or bad attributes, empty sentences,
-            or one target name with two texts under the same source sentence.
+            a name, id or class too long to store, or one target name with two texts under the
+            same source sentence.
     """
     document = parse_xml(file, encoding=encoding, max_bytes=max_bytes)
-    return _Reader(document).read(source_lang, target_lang)
+    return _Reader(document, limits).read(source_lang, target_lang)
 
 
 class _Reader:
-    def __init__(self, document: XmlDocument) -> None:
+    def __init__(self, document: XmlDocument, limits: FieldLimits) -> None:
         self.xml = document
+        self.limits = limits
         self.levels: list[dict] = []
         self.sources: dict[str, _Source] = {}
         self.metadata: dict = {}
@@ -142,6 +154,11 @@ class _Reader:
 
     def error(self, message: str, element: ET.Element) -> CorpusFormatError:
         return self.xml.error(message, element, _describe(element))
+
+    def _check_length(self, kind: str, value: str, element: ET.Element) -> None:
+        problem = self.limits.problem(kind, value)
+        if problem is not None:
+            raise self.error(problem, element)
 
     def read(self, source_lang: str, target_lang: str) -> CorpusData:
         root = self.xml.root
@@ -220,7 +237,7 @@ class _Reader:
     def _sentence(self, parent: ET.Element, tag: str) -> str:
         element = self._only_child(parent, tag)
         text = "".join(element.itertext()).strip()
-        if not text:
+        if is_blank(text):
             raise self.error(EMPTY_TEXT.format(tag=tag), element)
         return text
 
@@ -228,6 +245,8 @@ class _Reader:
         text = self._sentence(element, "s_sent")
         source = self.sources.get(text)
         if source is None:
+            self._check_length("doc_id", element.attrib.get("doc", ""), element)
+            self._check_length("seg_id", element.attrib.get("seg", ""), element)
             segment = SegmentData(
                 source=text,
                 doc_id=element.attrib.get("doc", ""),
@@ -252,7 +271,8 @@ class _Reader:
         evaluations = [(self._evaluation(child), child) for child in element if child.tag == "eval"]
         kind = REFERENCE if self._is_reference([e for e, _ in evaluations]) else CANDIDATE
         name = element.attrib.get("sys", "")
-        if not name:
+        self._check_length("system" if kind == CANDIDATE else "reference", name, element)
+        if is_blank(name):
             same = next(
                 (
                     t
@@ -288,8 +308,9 @@ class _Reader:
     def _evaluation(self, element: ET.Element) -> EvaluationData:
         attributes = dict(element.attrib)
         aspect = attributes.pop("class", "")
-        if not aspect:
+        if is_blank(aspect):
             raise self.error(MISSING_ATTRIBUTE.format(tag="eval", attribute="class"), element)
+        self._check_length("aspect", aspect, element)
         if "val" not in attributes:
             raise self.error(MISSING_ATTRIBUTE.format(tag="eval", attribute="val"), element)
         raw = attributes.pop("val")
@@ -323,10 +344,7 @@ class _Reader:
 
 
 def _describe(element: ET.Element) -> str:
-    for key in ("sys", "class", "doc", "seg"):
-        if key in element.attrib:
-            return f'<{element.tag} {key}="{element.attrib[key]}">'
-    return f"<{element.tag}>"
+    return describe(element, ("sys", "class", "doc", "seg"))
 
 
 def _xml_text(element: ET.Element) -> str:

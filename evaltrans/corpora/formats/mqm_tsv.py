@@ -24,11 +24,12 @@ round-trip ratings.
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 from .base import CorpusData, CorpusFormatError, InputFile, SegmentData
 from .common import check_names, safe_filename, write_file
-from .reading import DEFAULT_ENCODING, read_lines
+from .reading import DEFAULT_ENCODING, NO_LIMITS, FieldLimits, is_blank, read_lines
 
 COLUMNS = (
     "system",
@@ -77,6 +78,7 @@ def parse_mqm_tsv(
     reference_systems: tuple[str, ...] = ("ref",),
     encoding: str = DEFAULT_ENCODING,
     max_bytes: int | None = None,
+    limits: FieldLimits = NO_LIMITS,
 ) -> CorpusData:
     """Read the texts of an MQM TSV file.
 
@@ -87,14 +89,15 @@ def parse_mqm_tsv(
         reference_systems: system names that are references (labelled by their name).
         encoding: encoding of the file.
         max_bytes: size limit (``None``: no limit).
+        limits: the longest names and ids that can be stored.
 
     Returns:
         The corpus, segments ordered by ``seg_id``.
 
     Raises:
         CorpusFormatError: unknown / missing columns, a row with the wrong number of fields or
-            an empty field, conflicting texts, a missing reference system, or a system without a
-            row for some segment.
+            an empty field, a name or id too long to store, conflicting texts, a missing
+            reference system, or a system without a row for some segment.
     """
     lines = read_lines(file, encoding=encoding, max_bytes=max_bytes)
     header = _header(file, lines[0])
@@ -102,7 +105,7 @@ def parse_mqm_tsv(
     targets: dict[str, dict[str, tuple[str, int]]] = {}  # system -> seg_id -> (target, line)
 
     for number, line in enumerate(lines[1:], start=2):
-        row = _row(file, header, line, number)
+        row = _row(file, header, line, number, limits)
         seg, system = row["seg_id"], row["system"]
         source, target = strip_marks(row["source"]), strip_marks(row["target"])
         known = sources.setdefault(seg, (source, row["doc"], number))
@@ -136,7 +139,9 @@ def parse_mqm_tsv(
 
     labels = list(reference_systems)
     systems = [name for name in targets if name not in reference_systems]
-    check_names([(name, file.name) for name in labels], [(name, file.name) for name in systems])
+    check_names(
+        [(name, file.name) for name in labels], [(name, file.name) for name in systems], limits
+    )
     segments = [
         SegmentData(
             source=source,
@@ -165,7 +170,12 @@ def _header(file: InputFile, line: str) -> list[str]:
     return names
 
 
-def _row(file: InputFile, header: list[str], line: str, number: int) -> dict[str, str]:
+_LIMITED_COLUMNS = {"system": "system", "doc": "doc_id", "seg_id": "seg_id"}
+
+
+def _row(
+    file: InputFile, header: list[str], line: str, number: int, limits: FieldLimits
+) -> dict[str, str]:
     fields = line.split("\t")
     if len(fields) != len(header):
         raise CorpusFormatError(
@@ -173,16 +183,26 @@ def _row(file: InputFile, header: list[str], line: str, number: int) -> dict[str
         )
     row = dict(zip(header, fields, strict=True))
     for column in ("system", "seg_id", "doc", "source", "target"):
-        if not strip_marks(row[column]).strip():
+        if is_blank(strip_marks(row[column])):
             raise CorpusFormatError(file.name, EMPTY_FIELD.format(column=column), line=number)
+    for column, kind in _LIMITED_COLUMNS.items():
+        limits.check(kind, row[column], file.name, number)
     return row
 
 
 def _ordered(sources: dict[str, tuple[str, str, int]]) -> dict[str, tuple[str, str, int]]:
     """Numeric seg_id order when every id is a number, else order of first appearance."""
-    if all(seg.isdigit() for seg in sources):
-        return dict(sorted(sources.items(), key=lambda item: int(item[0])))
+    if all(seg.isdecimal() for seg in sources):
+        return dict(sorted(sources.items(), key=lambda item: _numeric(item[0])))
     return sources
+
+
+def _numeric(digits: str) -> tuple[int, str]:
+    """A sort key giving the numeric order of decimal digits of any script and any length
+    (``int()`` refuses ids above 4300 digits; ``str.isdigit`` also admits ``²``, which it
+    cannot read at all)."""
+    value = "".join(str(unicodedata.decimal(char)) for char in digits).lstrip("0")
+    return len(value), value
 
 
 def write_mqm_tsv(corpus: CorpusData, out_dir: Path) -> list[Path]:

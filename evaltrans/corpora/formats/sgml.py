@@ -37,7 +37,15 @@ from pathlib import Path
 
 from .base import CorpusData, CorpusFormatError, InputFile, SegmentData
 from .common import MISSING_TEXT, check_names, group_documents, safe_filename, write_file
-from .reading import DEFAULT_ENCODING, read_text
+from .reading import (
+    DEFAULT_ENCODING,
+    NO_LIMITS,
+    FieldLimits,
+    check_line_ends,
+    is_blank,
+    read_text,
+    unstorable_problem,
+)
 
 TEXT_OUTSIDE_SEG = "text outside a <seg> element: {text!r}"
 UNCLOSED_SEG = "<seg> is not closed by </seg>"
@@ -63,6 +71,7 @@ EXTRA_SEG = "segment {seg!r} of document {doc!r} is not in the source file {sour
 LANGUAGE_MISMATCH = "target language {found!r} differs from {expected!r} of {other}"
 NO_TRANSLATIONS = "give at least one reference or system file"
 LABEL_COUNT = "{count} reference labels given for {files} reference files"
+UNSTORABLE_REFERENCE = "character reference: {problem}"
 
 SET_ELEMENTS = ("srcset", "refset", "tstset")
 
@@ -75,7 +84,9 @@ _TOKEN = re.compile(
 )
 _ATTRIBUTE = re.compile(r"""([\w.:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _STRUCTURE_TAG = re.compile(r"</?(?:seg|doc|srcset|refset|tstset)\b", re.IGNORECASE)
-_ENTITY = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#(\d+)|#[xX]([0-9a-fA-F]+));")
+# ASCII digits only, and no more than a code point can have (after leading zeros): longer
+# references, which ``int()`` may refuse outright, stay as written like any other "&".
+_ENTITY = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#0*([0-9]{1,7})|#[xX]0*([0-9a-fA-F]{1,6}));")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
 
@@ -113,9 +124,16 @@ def unescape(text: str) -> str:
 
 
 def escape(text: str) -> str:
-    """Escape ``& < > "`` so that :func:`unescape` gives the text back."""
+    """Escape ``& < > "`` so that :func:`unescape` gives the text back.
+
+    A CR becomes ``&#13;``: the reader refuses a bare CR as a classic Mac OS line end.
+    """
     return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("\r", "&#13;")
     )
 
 
@@ -132,22 +150,34 @@ def read_set(
     *,
     encoding: str = DEFAULT_ENCODING,
     max_bytes: int | None = None,
+    limits: FieldLimits = NO_LIMITS,
 ) -> SgmlSet:
     """Scan one SGML file holding one ``<expected>`` set element.
 
     Raises:
-        CorpusFormatError: any structural problem, with its line.
+        CorpusFormatError: any structural problem, a name or id too long to store, or a
+            character reference to a character that cannot be stored, with its line.
     """
     text = read_text(file, encoding=encoding, max_bytes=max_bytes)
-    scanner = _Scanner(file, text, expected)
+    check_line_ends(file, text)
+    scanner = _Scanner(file, text, expected, limits)
     return scanner.run()
 
 
 class _Scanner:
     """Walks the tokens of one file, keeping which set and document are open."""
 
-    def __init__(self, file: InputFile, text: str, expected: str) -> None:
-        self.file, self.text, self.expected = file, text, expected
+    def __init__(self, file: InputFile, text: str, expected: str, limits: FieldLimits) -> None:
+        self.file, self.text, self.expected, self.limits = file, text, expected, limits
+        # The limit each attribute is held to (FieldLimits fields); a sysid names a reference's
+        # label or a system, depending on the file.
+        self.attribute_kinds = {
+            "refid": "reference",
+            "translator": "reference",
+            "sysid": "reference" if expected == "refset" else "system",
+            "srclang": "language",
+            "trglang": "language",
+        }
         self.result: SgmlSet | None = None
         self.set_line = 0
         self.document: SgmlDocument | None = None
@@ -186,6 +216,24 @@ class _Scanner:
     def _line(self, position: int) -> int:
         return self.text.count("\n", 0, position) + 1
 
+    def _checked(self, value: str, position: int, kind: str | None = None) -> str:
+        """``value`` (entities decoded) if it can be stored, else an error at its line."""
+        problem = unstorable_problem(value)
+        if problem is not None:
+            raise self.error(UNSTORABLE_REFERENCE.format(problem=problem), position)
+        if kind is not None:
+            problem = self.limits.problem(kind, value)
+            if problem is not None:
+                raise self.error(problem, position)
+        return value
+
+    def _attributes(self, match: re.Match, group: str = "attrs") -> dict[str, str]:
+        """The attributes of a tag, each checked as it will be stored."""
+        return {
+            name: self._checked(value, match.start(), self.attribute_kinds.get(name))
+            for name, value in _attributes(match.group(group)).items()
+        }
+
     def _tag(self, match: re.Match) -> None:
         name, closing = match.group("name").lower(), bool(match.group("close"))
         if name == "seg":
@@ -212,7 +260,7 @@ class _Scanner:
             raise self.error(WRONG_SET.format(expected=self.expected, found=name), match.start())
         if self.result is not None:
             raise self.error(SECOND_SET.format(name=name), match.start())
-        self.result = SgmlSet(self.file, name, _attributes(match.group("attrs")))
+        self.result = SgmlSet(self.file, name, self._attributes(match))
         self.set_line = self._line(match.start())
 
     def _doc_tag(self, match: re.Match, closing: bool) -> None:
@@ -225,12 +273,13 @@ class _Scanner:
             raise self.error(DOC_OUTSIDE_SET.format(expected=self.expected), match.start())
         if self.document is not None:
             raise self.error(NESTED_DOC.format(line=self.document.line), match.start())
-        attributes = _attributes(match.group("attrs"))
+        attributes = self._attributes(match)
         doc_id = attributes.pop("docid", "")
-        if not doc_id:
+        if is_blank(doc_id):
             raise self.error(
                 MISSING_ATTRIBUTE.format(element="doc", attribute="docid"), match.start()
             )
+        self._checked(doc_id, match.start(), "doc_id")
         if doc_id in self.result.documents:
             raise self.error(DUPLICATE_DOC.format(doc=doc_id), match.start())
         self.document = SgmlDocument(doc_id, attributes, self._line(match.start()))
@@ -243,11 +292,12 @@ class _Scanner:
         if self.document is None:
             raise self.error(SEG_OUTSIDE_DOC, match.start())
         document = self.document
-        seg_id = _attributes(match.group("seg_attrs")).get("id") or str(len(document.segments) + 1)
+        seg_id = self._attributes(match, "seg_attrs").get("id") or str(len(document.segments) + 1)
+        self._checked(seg_id, match.start(), "seg_id")
         if seg_id in document.segments:
             raise self.error(DUPLICATE_SEG.format(seg=seg_id, doc=document.doc_id), match.start())
-        text = unescape(raw_text).strip()
-        if not text:
+        text = self._checked(unescape(raw_text).strip(), match.start())
+        if is_blank(text):
             raise self.error(EMPTY_SEGMENT.format(seg=seg_id, doc=document.doc_id), match.start())
         document.segments[seg_id] = (text, self._line(match.start()))
 
@@ -260,6 +310,7 @@ def parse_sgml(
     encoding: str = DEFAULT_ENCODING,
     max_bytes: int | None = None,
     reference_labels: list[str] | None = None,
+    limits: FieldLimits = NO_LIMITS,
 ) -> CorpusData:
     """Read an mteval source file with its reference and system (test set) files.
 
@@ -271,6 +322,7 @@ def parse_sgml(
         max_bytes: size limit per file (``None``: no limit).
         reference_labels: labels for ``references`` in the same order, overriding the files'
             ``refid`` / ``sysid`` (useful when every file says ``sysid="ref"``).
+        limits: the longest names, ids and language codes that can be stored.
 
     Returns:
         The corpus in source order, with ``set_id`` and ``documents`` in its metadata.
@@ -285,7 +337,7 @@ def parse_sgml(
         raise CorpusFormatError(
             source.name, LABEL_COUNT.format(count=len(reference_labels), files=len(references))
         )
-    source_set = read_set(source, "srcset", encoding=encoding, max_bytes=max_bytes)
+    source_set = read_set(source, "srcset", encoding=encoding, max_bytes=max_bytes, limits=limits)
     source_lang = _required(source_set, "srclang")
     for document in source_set.documents.values():
         if not document.segments:
@@ -293,15 +345,20 @@ def parse_sgml(
                 source.name, NO_SEGMENTS.format(doc=document.doc_id), line=document.line
             )
     reference_sets = [
-        read_set(f, "refset", encoding=encoding, max_bytes=max_bytes) for f in references
+        read_set(f, "refset", encoding=encoding, max_bytes=max_bytes, limits=limits)
+        for f in references
     ]
-    system_sets = [read_set(f, "tstset", encoding=encoding, max_bytes=max_bytes) for f in systems]
+    system_sets = [
+        read_set(f, "tstset", encoding=encoding, max_bytes=max_bytes, limits=limits)
+        for f in systems
+    ]
 
     labels = reference_labels or [_reference_label(s, i) for i, s in enumerate(reference_sets, 1)]
     names = [_system_name(s) for s in system_sets]
     check_names(
         [(label, s.file.name) for label, s in zip(labels, reference_sets, strict=True)],
         [(name, s.file.name) for name, s in zip(names, system_sets, strict=True)],
+        limits,
     )
     target_lang = _target_language(reference_sets + system_sets)
     for translation_set in reference_sets + system_sets:
@@ -333,7 +390,7 @@ def parse_sgml(
 
 def _required(sgml_set: SgmlSet, attribute: str) -> str:
     value = sgml_set.attributes.get(attribute, "").strip()
-    if not value:
+    if is_blank(value):
         raise CorpusFormatError(
             sgml_set.file.name, MISSING_ATTRIBUTE.format(element=sgml_set.kind, attribute=attribute)
         )

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .base import CorpusData, CorpusFormatError, InputFile, SegmentData
 from .common import check_names, safe_filename, write_file
-from .reading import DEFAULT_ENCODING, read_lines
+from .reading import DEFAULT_ENCODING, NO_LIMITS, FieldLimits, is_blank, read_lines
 
 LINE_COUNT_MISMATCH = "{file} has {count} lines, but the source file {source} has {source_count}"
 MIXED_DOC_IDS = "some segments have a document id and others not"
@@ -51,6 +51,7 @@ def parse_text(
     docs: InputFile | None = None,
     encoding: str = DEFAULT_ENCODING,
     max_bytes: int | None = None,
+    limits: FieldLimits = NO_LIMITS,
 ) -> CorpusData:
     """Read a source file, labelled reference files and named system output files.
 
@@ -63,17 +64,20 @@ def parse_text(
         docs: optional file with one document id per line.
         encoding: encoding of every file.
         max_bytes: size limit per file (``None``: no limit).
+        limits: the longest names and document ids that can be stored.
 
     Returns:
         The corpus; segment ids are line numbers, document ids come from ``docs`` (else "").
 
     Raises:
         CorpusFormatError: unreadable, empty or too large file, an empty line, different line
-            counts, or a repeated / clashing label or system name.
+            counts, a repeated / clashing label or system name, or a name or document id too
+            long to store.
     """
     check_names(
         [(label, file.name) for label, file in references],
         [(name, file.name) for name, file in systems],
+        limits,
     )
     source_lines = read_lines(source, encoding=encoding, max_bytes=max_bytes)
 
@@ -93,12 +97,16 @@ def parse_text(
 
     reference_lines = {label: read_matching(file) for label, file in references}
     system_lines = {name: read_matching(file) for name, file in systems}
-    doc_ids = read_matching(docs) if docs is not None else [""] * len(source_lines)
+    doc_ids = [""] * len(source_lines)
+    if docs is not None:
+        doc_ids = [doc_id.strip() for doc_id in read_matching(docs)]
+        for number, doc_id in enumerate(doc_ids, start=1):
+            limits.check("doc_id", doc_id, docs.name, number)
 
     segments = [
         SegmentData(
             source=text,
-            doc_id=doc_ids[index].strip(),
+            doc_id=doc_ids[index],
             seg_id=str(index + 1),
             references={label: lines[index] for label, lines in reference_lines.items()},
             candidates={name: lines[index] for name, lines in system_lines.items()},
@@ -177,9 +185,10 @@ def _write_column(path: Path, corpus: CorpusData, what: str, name: str, get) -> 
             raise CorpusFormatError(
                 path.name, MISSING_IN_SEGMENT.format(seg=seg, what=what, name=name)
             )
-        if "\n" in value or value.endswith("\r"):
+        # The reader refuses a CR without LF anywhere (classic Mac OS line ends).
+        if "\n" in value or "\r" in value:
             raise CorpusFormatError(path.name, NOT_ONE_LINE.format(seg=seg, what=what, name=name))
-        if not value.strip():
+        if is_blank(value):
             raise CorpusFormatError(path.name, BLANK_TEXT.format(seg=seg, what=what, name=name))
         lines.append(value + "\n")
     if lines and lines[0].startswith("\ufeff"):

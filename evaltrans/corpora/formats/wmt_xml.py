@@ -35,7 +35,15 @@ from pathlib import Path
 
 from .base import CorpusData, CorpusFormatError, InputFile, SegmentData
 from .common import MISSING_TEXT, group_documents, safe_filename, write_file
-from .xmlsafe import XmlDocument, attributes_xml, check_xml_text, escape_text, parse_xml
+from .reading import NO_LIMITS, FieldLimits, is_blank
+from .xmlsafe import (
+    XmlDocument,
+    attributes_xml,
+    check_xml_text,
+    describe,
+    escape_text,
+    parse_xml,
+)
 
 WRONG_ROOT = "the root element must be <dataset>, found <{tag}>"
 UNEXPECTED_ELEMENT = "unexpected element <{tag}> in <{parent}>"
@@ -57,7 +65,11 @@ DEFAULT_REFERENCE_LABEL = "ref"
 
 
 def parse_wmt_xml(
-    *, file: InputFile, encoding: str | None = None, max_bytes: int | None = None
+    *,
+    file: InputFile,
+    encoding: str | None = None,
+    max_bytes: int | None = None,
+    limits: FieldLimits = NO_LIMITS,
 ) -> CorpusData:
     """Read a WMT XML file (WMT 2021 onwards).
 
@@ -65,23 +77,26 @@ def parse_wmt_xml(
         file: the XML file.
         encoding: overrides the encoding of the XML declaration (default: as declared, else UTF-8).
         max_bytes: size limit (``None``: no limit).
+        limits: the longest names, ids and language codes that can be stored.
 
     Returns:
         The corpus in document order, with the metadata described in the module docstring.
 
     Raises:
-        CorpusFormatError: unsafe or malformed XML, wrong structure, or a reference or system
-            whose segments differ from the source's (naming document and segment).
+        CorpusFormatError: unsafe or malformed XML, wrong structure, a name or id too long to
+            store, or a reference or system whose segments differ from the source's (naming
+            document and segment).
     """
     document = parse_xml(file, encoding=encoding, max_bytes=max_bytes)
-    return _Reader(document).read()
+    return _Reader(document, limits).read()
 
 
 class _Reader:
     """Builds the corpus while walking the tree; remembers languages and names seen so far."""
 
-    def __init__(self, document: XmlDocument) -> None:
+    def __init__(self, document: XmlDocument, limits: FieldLimits) -> None:
         self.xml = document
+        self.limits = limits
         self.languages: dict[str, str] = {}
         self.labels: dict[str, ET.Element] = {}
         self.systems: dict[str, ET.Element] = {}
@@ -136,14 +151,21 @@ class _Reader:
         if element.tag != tag:
             raise self.error(UNEXPECTED_ELEMENT.format(tag=element.tag, parent=parent), element)
 
-    def _attribute(self, element: ET.Element, name: str) -> str:
+    def _attribute(self, element: ET.Element, name: str, kind: str | None = None) -> str:
+        """The stripped attribute; ``kind`` names its limit (a field of FieldLimits)."""
         value = element.attrib.get(name, "").strip()
-        if not value:
+        if is_blank(value):
             raise self.error(MISSING_ATTRIBUTE.format(tag=element.tag, attribute=name), element)
+        self._check_length(kind, value, element)
         return value
 
+    def _check_length(self, kind: str | None, value: str, element: ET.Element) -> None:
+        problem = self.limits.problem(kind, value) if kind else None
+        if problem is not None:
+            raise self.error(problem, element)
+
     def _language(self, element: ET.Element, role: str) -> None:
-        found = self._attribute(element, "lang")
+        found = self._attribute(element, "lang", "language")
         expected = self.languages.setdefault(role, found)
         if found != expected:
             raise self.error(
@@ -151,7 +173,7 @@ class _Reader:
             )
 
     def _document(self, doc: ET.Element, collection_id: str | None) -> None:
-        doc_id = self._attribute(doc, "id")
+        doc_id = self._attribute(doc, "id", "doc_id")
         if doc_id in self.documents:
             raise self.error(DUPLICATE_DOC.format(doc=doc_id), doc)
         self.documents[doc_id] = {k: v for k, v in doc.attrib.items() if k != "id"}
@@ -185,7 +207,7 @@ class _Reader:
         self.segments.extend(segments.values())
 
     def _required_text(self, text: str, seg: ET.Element, doc_id: str, seg_id: str) -> str:
-        if not text.strip():
+        if is_blank(text):
             raise self.error(EMPTY_SEGMENT.format(seg=seg_id, doc=doc_id), seg)
         return text
 
@@ -195,10 +217,12 @@ class _Reader:
         """Add one ``<ref>`` or ``<hyp>`` to the document's segments."""
         self._language(element, "target")
         if is_reference:
-            name = element.attrib.get("translator", "").strip() or DEFAULT_REFERENCE_LABEL
+            name = element.attrib.get("translator", "").strip()
+            name = DEFAULT_REFERENCE_LABEL if is_blank(name) else name
+            self._check_length("reference", name, element)
             what, known, other = "reference", self.labels, self.systems
         else:
-            name = self._attribute(element, "system")
+            name = self._attribute(element, "system", "system")
             what, known, other = "system", self.systems, self.labels
         if name in other:
             raise self.error(SYSTEM_IS_REFERENCE.format(name=name), element)
@@ -216,7 +240,7 @@ class _Reader:
             if seg_id not in source_segments:
                 raise self.error(EXTRA_SEG.format(seg=seg_id, doc=doc_id), seg)
             if is_reference:
-                if text.strip():  # an empty reference segment: no reference here
+                if not is_blank(text):  # an empty reference segment: no reference here
                     segments[seg_id].references[name] = text
             else:
                 segments[seg_id].candidates[name] = self._required_text(text, seg, doc_id, seg_id)
@@ -246,7 +270,7 @@ class _Reader:
         return segments, paragraphs
 
     def _segment(self, seg: ET.Element, segments: dict[str, tuple[str, ET.Element]]) -> None:
-        seg_id = self._attribute(seg, "id")
+        seg_id = self._attribute(seg, "id", "seg_id")
         if seg_id in segments:
             raise self.error(DUPLICATE_SEG.format(seg=seg_id), seg)
         for child in seg:
@@ -262,10 +286,7 @@ class _Reader:
 
 def _describe(element: ET.Element) -> str:
     """``<tag key="value">`` with the identifying attribute, for error locations."""
-    for key in ("id", "system", "translator", "lang"):
-        if key in element.attrib:
-            return f'<{element.tag} {key}="{element.attrib[key]}">'
-    return f"<{element.tag}>"
+    return describe(element, ("id", "system", "translator", "lang"))
 
 
 def write_wmt_xml(corpus: CorpusData, out_dir: Path) -> list[Path]:

@@ -19,18 +19,18 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from .base import CorpusFormatError, InputFile
-from .reading import DEFAULT_ENCODING, read_text
+from .reading import DEFAULT_ENCODING, UNSTORABLE_CHARACTER, encoding_problem, read_text
 
 ENTITIES_REFUSED = "refused: XML entity declarations are not allowed (entity {name!r})"
 XML_REFUSED = "refused: unsafe XML ({reason})"
 MALFORMED_XML = "malformed XML: {reason} (column {column})"
 UNWRITABLE_CHARACTER = "character U+{code:04X} cannot be written to an XML file"
+DECLARED_ENCODING = "the XML declaration names encoding {encoding!r}: {problem}"
 
 _DECLARED_ENCODING = re.compile(
     rb"""^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']"""
 )
-# XML 1.0 allows tab, newline, carriage return and these ranges only.
-_INVALID_XML_CHAR = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_DESCRIBED_LENGTH = 40
 
 
 @dataclass
@@ -75,11 +75,19 @@ def parse_xml(
     """Parse ``file`` safely.
 
     Raises:
-        CorpusFormatError: too large, undecodable, empty, malformed (with the parser's line),
-            or containing entity declarations / external entities.
+        CorpusFormatError: too large, undecodable (also a declared encoding that is not one of
+            text), holding a character that cannot be stored, empty, malformed (with the
+            parser's line), or containing entity declarations / external entities.
     """
-    encoding = encoding or declared_encoding(file.data) or DEFAULT_ENCODING
-    text = read_text(file, encoding=encoding, max_bytes=max_bytes)
+    if not encoding:
+        declared = declared_encoding(file.data)
+        problem = encoding_problem(declared) if declared else None
+        if problem is not None:
+            raise CorpusFormatError(
+                file.name, DECLARED_ENCODING.format(encoding=declared, problem=problem), line=1
+            )
+        encoding = declared
+    text = read_text(file, encoding=encoding or DEFAULT_ENCODING, max_bytes=max_bytes)
     builder = _LineTreeBuilder()
     parser = DefusedXMLParser(
         target=builder, forbid_dtd=False, forbid_entities=True, forbid_external=True
@@ -104,6 +112,18 @@ def parse_xml(
     return XmlDocument(file=file, root=root, lines=builder.lines)
 
 
+def describe(element: ET.Element, keys: tuple[str, ...]) -> str:
+    """``<tag key="value">`` with the first of ``keys`` the element has, for error locations;
+    a long value is cut, as the message itself says what is wrong with it."""
+    for key in keys:
+        if key in element.attrib:
+            value = element.attrib[key]
+            if len(value) > _DESCRIBED_LENGTH:
+                value = value[:_DESCRIBED_LENGTH] + "…"
+            return f'<{element.tag} {key}="{value}">'
+    return f"<{element.tag}>"
+
+
 def _line_of_entity(text: str, name: str) -> int | None:
     match = re.search(r"<!ENTITY\s+(?:%\s*)?" + re.escape(name) + r"\b", text)
     return text.count("\n", 0, match.start()) + 1 if match else None
@@ -115,7 +135,7 @@ def check_xml_text(value: str, out_name: str, where: str) -> None:
     Raises:
         CorpusFormatError: naming the output file and the element.
     """
-    match = _INVALID_XML_CHAR.search(value)
+    match = UNSTORABLE_CHARACTER.search(value)
     if match:
         raise CorpusFormatError(
             out_name, UNWRITABLE_CHARACTER.format(code=ord(match.group())), element=where

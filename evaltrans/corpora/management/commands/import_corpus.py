@@ -13,12 +13,15 @@ from evaltrans.corpora.parsing import (
     IMPORT_FORMATS,
     CorpusInputError,
     CorpusInputs,
+    max_segments,
     parse_corpus,
     split_named,
+    total_size_problem,
 )
 from evaltrans.corpora.services import CorpusImportError, testset_import
 
 NO_SUCH_FILE = "{path}: no such file"
+UNREADABLE = "{path}: cannot be read ({reason})"
 FILE_TOO_LARGE = (
     "{path}: {size:,} bytes is above the limit of {limit:,} bytes (CORPUS_UPLOAD_MAX_BYTES)"
 )
@@ -60,6 +63,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         import_format = options["format"]
+        self._sizes: list[int] = []
         try:
             inputs = self._inputs(import_format, options)
             corpus = parse_corpus(import_format, inputs)
@@ -92,10 +96,10 @@ class Command(BaseCommand):
             encoding=options["encoding"],
             reference_systems=tuple(options["reference_system"]) or ("ref",),
             max_bytes=settings.CORPUS_UPLOAD_MAX_BYTES,
+            max_segments=max_segments(),
         )
 
-    @staticmethod
-    def _read(path: str | None) -> InputFile | None:
+    def _read(self, path: str | None) -> InputFile | None:
         if path is None:
             return None
         file = Path(path)
@@ -104,7 +108,16 @@ class Command(BaseCommand):
         size, limit = file.stat().st_size, settings.CORPUS_UPLOAD_MAX_BYTES
         if size > limit:
             raise CommandError(FILE_TOO_LARGE.format(path=path, size=size, limit=limit))
-        return InputFile(name=file.name, data=file.read_bytes())
+        # The cap of one form submission holds here too; checked before reading the next file.
+        self._sizes.append(size)
+        problem = total_size_problem(self._sizes)
+        if problem is not None:
+            raise CommandError(problem)
+        try:
+            data = file.read_bytes()
+        except OSError as error:
+            raise CommandError(UNREADABLE.format(path=path, reason=error.strerror)) from None
+        return InputFile(name=file.name, data=data)
 
 
 def _label_and_path(value: str) -> tuple[str | None, str]:

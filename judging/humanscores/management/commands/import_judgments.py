@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaltrans.corpora.formats.base import CorpusFormatError, InputFile
 from evaltrans.corpora.models import TestSet
+from evaltrans.corpora.parsing import total_size_problem
 from judging.humanscores.services import (
     FILE_REQUIRED,
     IMPORT_FORMATS,
@@ -21,6 +22,7 @@ from judging.humanscores.services import (
 )
 
 NO_SUCH_FILE = "{path}: no such file"
+UNREADABLE = "{path}: cannot be read ({reason})"
 FILE_TOO_LARGE = (
     "{path}: {size:,} bytes is above the limit of {limit:,} bytes (CORPUS_UPLOAD_MAX_BYTES)"
 )
@@ -56,12 +58,16 @@ class Command(BaseCommand):
                     raise CommandError(FILE_REQUIRED.format(format=import_format))
                 result = judgmentset_import_test_set(test_set=test_set, name=options["name"])
             else:
+                paths = [options["file"]]
+                if options["judge_stats"]:
+                    paths.append(options["judge_stats"])
+                file, *judge_stats = _read_all(paths)
                 result = judgmentset_import_file(
                     import_format=import_format,
-                    file=_read(options["file"]),
+                    file=file,
                     name=options["name"],
                     test_set=test_set,
-                    judge_stats=_read(options["judge_stats"]) if options["judge_stats"] else None,
+                    judge_stats=judge_stats[0] if judge_stats else None,
                 )
         except (CorpusFormatError, JudgmentImportError) as error:
             raise CommandError(str(error)) from None
@@ -82,11 +88,22 @@ def _test_set(name: str | None) -> TestSet | None:
     return found
 
 
-def _read(path: str) -> InputFile:
-    file = Path(path)
-    if not file.is_file():
-        raise CommandError(NO_SUCH_FILE.format(path=path))
-    size, limit = file.stat().st_size, settings.CORPUS_UPLOAD_MAX_BYTES
-    if size > limit:
-        raise CommandError(FILE_TOO_LARGE.format(path=path, size=size, limit=limit))
-    return InputFile(name=file.name, data=file.read_bytes())
+def _read_all(paths: list[str]) -> list[InputFile]:
+    """Read the files after checking each size and, as for one form submission, their total."""
+    files, limit = [Path(path) for path in paths], settings.CORPUS_UPLOAD_MAX_BYTES
+    for path, file in zip(paths, files, strict=True):
+        if not file.is_file():
+            raise CommandError(NO_SUCH_FILE.format(path=path))
+        size = file.stat().st_size
+        if size > limit:
+            raise CommandError(FILE_TOO_LARGE.format(path=path, size=size, limit=limit))
+    problem = total_size_problem(file.stat().st_size for file in files)
+    if problem is not None:
+        raise CommandError(problem)
+    read = []
+    for path, file in zip(paths, files, strict=True):
+        try:
+            read.append(InputFile(name=file.name, data=file.read_bytes()))
+        except OSError as error:
+            raise CommandError(UNREADABLE.format(path=path, reason=error.strerror)) from None
+    return read
