@@ -12,12 +12,27 @@ class AspectInline(admin.TabularInline):
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):
-    list_display = ["name", "test_set", "status", "judges_per_item", "presentation", "created_at"]
-    list_filter = ["status", "presentation"]
+    list_display = [
+        "name",
+        "protocol",
+        "test_set",
+        "status",
+        "judges_per_item",
+        "presentation",
+        "created_at",
+    ]
+    list_filter = ["protocol", "status", "presentation"]
     search_fields = ["name"]
     inlines = [AspectInline]
     # Items and assignments come from campaign_create; editing these would break them.
-    readonly_fields = ["test_set", "seed", "judges_per_item", "reference_as_system"]
+    readonly_fields = [
+        "protocol",
+        "test_set",
+        "seed",
+        "judges_per_item",
+        "reference_as_system",
+        "bad_reference_share",
+    ]
     filter_horizontal = ["systems", "judges"]
 
 

@@ -3,7 +3,8 @@
 No database here, so the invariants are easy to prove with property tests:
 
 * every item gets exactly ``needed`` distinct judges, none of them excluded for it;
-* a judge gets an item at most once, apart from planted repeats, which come after the original;
+* a judge gets an item at most once, apart from planted repeats and planted bad references
+  (a degraded copy of a judge's own one-item screen, WMT DA), which come after the original;
 * work is balanced: greedy least-loaded choice keeps the judges' item counts within the size
   of the largest unit of each other (1 for one-candidate screens) when nobody is excluded;
 * the plan depends only on its inputs and the seed.
@@ -43,8 +44,12 @@ class PlanItem:
 
 @dataclass
 class PlannedScreen:
+    """A screen of a judge's order. A bad-reference screen names the item it degrades: the
+    caller stores the degraded copy of that item in its place."""
+
     item_ids: list[int]
     is_repeat: bool = False
+    is_bad_reference: bool = False
 
 
 @dataclass
@@ -52,7 +57,20 @@ class Plan:
     screens: dict[int, list[PlannedScreen]] = field(default_factory=dict)
 
     def load(self, judge: int) -> int:
-        return sum(len(screen.item_ids) for screen in self.screens[judge] if not screen.is_repeat)
+        return sum(
+            len(screen.item_ids)
+            for screen in self.screens[judge]
+            if not screen.is_repeat and not screen.is_bad_reference
+        )
+
+    def degraded(self) -> set[int]:
+        """Items of which some judge gets a bad reference."""
+        return {
+            screen.item_ids[0]
+            for screens in self.screens.values()
+            for screen in screens
+            if screen.is_bad_reference
+        }
 
 
 def plan_assignments(
@@ -61,6 +79,8 @@ def plan_assignments(
     judges: list[int],
     seed: int,
     repeat_share: float = 0.0,
+    bad_reference_share: float = 0.0,
+    degradable: frozenset[int] = frozenset(),
 ) -> Plan:
     """Assign every item of ``units`` to its needed number of distinct judges.
 
@@ -69,6 +89,9 @@ def plan_assignments(
         judges: ids of the campaign's judges.
         seed: seed of every random choice (tie breaks, orders, repeats).
         repeat_share: share of each judge's screens planted again later in their order.
+        bad_reference_share: share of each judge's one-item screens of a ``degradable`` item
+            followed, later in their order, by a degraded copy of that item.
+        degradable: items that may get a bad reference (candidates, not references).
 
     Returns:
         The plan: per judge, their screens in order.
@@ -93,7 +116,8 @@ def plan_assignments(
         rng.shuffle(screens)
         for screen in screens:
             rng.shuffle(screen.item_ids)
-        plan.screens[judge] = _plant_repeats(screens, repeat_share, rng)
+        screens = _plant_repeats(screens, repeat_share, rng)
+        plan.screens[judge] = _plant_bad_references(screens, bad_reference_share, degradable, rng)
     return plan
 
 
@@ -137,4 +161,26 @@ def _plant_repeats(
         copy = PlannedScreen(item_ids=list(screens[position].item_ids), is_repeat=True)
         rng.shuffle(copy.item_ids)
         result.insert(slot, copy)
+    return result
+
+
+def _plant_bad_references(
+    screens: list[PlannedScreen], share: float, degradable: frozenset[int], rng: random.Random
+) -> list[PlannedScreen]:
+    """A degraded copy after ``round(share * n)`` of the ``n`` original one-item screens of a
+    degradable item (WMT: 10 bad references per 70 system outputs), placed like repeats."""
+    originals = [
+        position
+        for position, screen in enumerate(screens)
+        if not screen.is_repeat and len(screen.item_ids) == 1 and screen.item_ids[0] in degradable
+    ]
+    count = min(len(originals), round(share * len(originals)))
+    if count == 0:
+        return screens
+    result = list(screens)
+    for position in sorted(rng.sample(originals, count), reverse=True):
+        earliest = min(position + 1 + REPEAT_MIN_GAP, len(result))
+        slot = rng.randint(earliest, len(result))
+        bad = PlannedScreen(item_ids=list(screens[position].item_ids), is_bad_reference=True)
+        result.insert(slot, bad)
     return result

@@ -13,10 +13,17 @@ from evaltrans.corpora.models import Reference, TestSet
 from evaltrans.roles import JUDGES_GROUP
 
 from .models import Campaign
-from .scales import default_scales, scale_validate
+from .scales import DA_ASPECTS, DA_BASES, da_scales, default_scales, scale_validate
+from .services.campaigns import DA_BAD_REFERENCE_SHARE, PROTOCOL_DEFAULTS
 
 ERROR_SCALES_JSON = "The scales must be a JSON list of scales: {error}"
 ERROR_SCALE = "Scale {number}: {error}"
+ERROR_NO_SCALES = "Give the scales of a categorical campaign."
+ERROR_NO_DA_ASPECTS = "Choose adequacy, fluency or both."
+DA_BASIS_CHOICES = [
+    ("source", "Against the source (bilingual judges; WMT since 2019)"),
+    ("reference", "Against the reference (monolingual judges; WMT 2016–2018)"),
+]
 
 SCORE_FIELD = re.compile(r"^score-(?P<assigned>\d+)-(?P<aspect>[-\w]+)$")
 # No screen honestly takes a judge more than an hour of active time.
@@ -24,7 +31,38 @@ MAX_ACTIVE_MS = 3_600_000
 
 
 class CampaignForm(forms.Form):
+    """A new campaign. The protocol decides where the scales come from: the JSON of ``scales``
+    (categorical), or the direct-assessment options (WMT's 0-100 sliders); options of the
+    other protocol are dropped, so ``cleaned_data`` holds exactly ``campaign_create``'s
+    arguments."""
+
     name = forms.CharField(max_length=200)
+    protocol = forms.ChoiceField(
+        choices=Campaign.Protocol.choices,
+        initial=Campaign.Protocol.CATEGORICAL,
+        widget=forms.RadioSelect,
+        required=False,
+    )
+    da_aspects = forms.MultipleChoiceField(
+        label="Aspects",
+        choices=[(name, name.capitalize()) for name in DA_ASPECTS],
+        initial=["adequacy"],
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text="WMT judges adequacy only; fluency is judged first, without the reference.",
+    )
+    da_basis = forms.ChoiceField(
+        label="Adequacy judged", choices=DA_BASIS_CHOICES, initial="source", required=False
+    )
+    bad_reference_share = forms.FloatField(
+        min_value=0.0,
+        max_value=0.5,
+        initial=DA_BAD_REFERENCE_SHARE,
+        required=False,
+        label="Share of bad references",
+        help_text="0 to 0.5 of each judge's candidates come back later degraded (a phrase "
+        "replaced by one from another sentence); WMT: 10 per 70 candidates (0.14).",
+    )
     systems = forms.ModelMultipleChoiceField(
         queryset=None, widget=forms.CheckboxSelectMultiple, required=False
     )
@@ -47,7 +85,7 @@ class CampaignForm(forms.Form):
     repeat_share = forms.FloatField(
         min_value=0.0,
         max_value=0.5,
-        initial=0.05,
+        initial=PROTOCOL_DEFAULTS[Campaign.Protocol.CATEGORICAL]["repeat_share"],
         label="Share of repeated screens",
         help_text="0 to 0.5; repeats measure each judge's consistency.",
     )
@@ -65,6 +103,7 @@ class CampaignForm(forms.Form):
     )
     scales = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}),
+        required=False,
         help_text="The aspects and their levels as JSON (default: LDC fluency and adequacy).",
     )
 
@@ -85,8 +124,17 @@ class CampaignForm(forms.Form):
             (label, label) for label in labels
         ]
         self.fields["scales"].initial = json.dumps(default_scales(), indent=2, ensure_ascii=False)
+        # Read by the form's script: switching the protocol swaps in its default.
+        self.fields["repeat_share"].widget.attrs.update(
+            {
+                f"data-default-{protocol}": str(defaults["repeat_share"])
+                for protocol, defaults in PROTOCOL_DEFAULTS.items()
+            }
+        )
 
-    def clean_scales(self) -> list[dict[str, Any]]:
+    def clean_scales(self) -> list[dict[str, Any]] | None:
+        if not self.cleaned_data["scales"].strip():
+            return None
         try:
             scales = json.loads(self.cleaned_data["scales"])
         except json.JSONDecodeError as error:
@@ -101,6 +149,25 @@ class CampaignForm(forms.Form):
                 raise forms.ValidationError(
                     ERROR_SCALE.format(number=number, error=error)
                 ) from error
+        return cleaned
+
+    def clean_protocol(self) -> str:
+        """A form sent without a protocol (older pages, scripts) is categorical, as before."""
+        return self.cleaned_data.get("protocol") or Campaign.Protocol.CATEGORICAL
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        aspects = cleaned.pop("da_aspects", None) or []
+        basis = cleaned.pop("da_basis", None) or "source"
+        if cleaned.get("protocol") == Campaign.Protocol.DIRECT_ASSESSMENT:
+            if not aspects:
+                self.add_error("da_aspects", ERROR_NO_DA_ASPECTS)
+            elif basis in DA_BASES:
+                cleaned["scales"] = da_scales(aspects=aspects, basis=basis)
+        else:
+            cleaned["bad_reference_share"] = None
+            if "scales" in cleaned and cleaned["scales"] is None:
+                self.add_error("scales", ERROR_NO_SCALES)
         return cleaned
 
 

@@ -1,5 +1,13 @@
 """Human judging: campaigns, the items they judge, assignments of items to judges, judgments.
 
+A campaign judges with one *protocol* (categorical levels, or WMT direct assessment on 0-100
+sliders; ranking, MQM/ESA error spans and post-editing are to come as further protocols on the
+same items, assignments, QC, timing and exports). A judgment's protocol is its campaign's: a
+judgment belongs to exactly one campaign (AssignedItem → Assignment → Campaign, none of them
+nullable) and a campaign's protocol is fixed at creation, so a per-judgment copy could only
+ever repeat it or contradict it. Exports write it on every row; a judgment reused in another
+campaign is reused only between aspects of the same kind (levels or slider) and levels.
+
 Campaign → Aspect (the scale, as data)
 Campaign → Item (one distinct (segment, text) pair; stands for every system with that output)
 Campaign → Assignment (one judge) → AssignedItem (an item at a screen of the judge's order)
@@ -20,7 +28,14 @@ from django.utils import timezone
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
 
 from .qc import QC_MIN_JUDGMENTS, SAME_LEVEL_SHARE
-from .scales import MAX_LABEL_LENGTH, MAX_NAME_LENGTH, MAX_QUESTION_LENGTH
+from .scales import (
+    KIND_LEVELS,
+    KIND_SLIDER,
+    MAX_LABEL_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_QUESTION_LENGTH,
+    scale_range,
+)
 
 
 def text_key(source: str, text: str) -> str:
@@ -45,7 +60,21 @@ class Campaign(models.Model):
         SEQUENTIAL = "sequential", "Fluency first, then adequacy with the reference"
         TOGETHER = "together", "All aspects at once"
 
+    class Protocol(models.TextChoices):
+        """How judges score. Ranking, MQM/ESA error spans and post-editing are to come as
+        further values (``ranking``, ``mqm``, ``esa``, ``post-edit``) on the same machinery."""
+
+        CATEGORICAL = "categorical", "Categorical levels (LDC fluency and adequacy)"
+        DIRECT_ASSESSMENT = "direct-assessment", "Direct assessment (0–100 slider, WMT)"
+
     name = models.CharField(max_length=200, unique=True)
+    protocol = models.CharField(
+        max_length=32,
+        choices=Protocol.choices,
+        default=Protocol.CATEGORICAL,
+        editable=False,
+        help_text="Fixed at creation: every judgment of the campaign is of this protocol.",
+    )
     test_set = models.ForeignKey(TestSet, on_delete=models.PROTECT, related_name="campaigns")
     systems = models.ManyToManyField(System, related_name="campaigns")
     reference_label = models.CharField(
@@ -84,6 +113,12 @@ class Campaign(models.Model):
         validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
         help_text="Share of each judge's screens shown a second time (intra-judge consistency).",
     )
+    bad_reference_share = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Share of each judge's candidate screens followed, later, by a degraded copy "
+        "('bad reference', WMT DA quality control).",
+    )
     reuse_judgments = models.BooleanField(
         default=False, help_text="Reuse judgments of the same (source, text) from other campaigns."
     )
@@ -118,6 +153,11 @@ class Campaign(models.Model):
                 condition=models.Q(repeat_share__gte=0) & models.Q(repeat_share__lte=0.5),
                 name="campaign_repeat_share_range",
             ),
+            models.CheckConstraint(
+                condition=models.Q(bad_reference_share__gte=0)
+                & models.Q(bad_reference_share__lte=0.5),
+                name="campaign_bad_reference_share_range",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -129,7 +169,12 @@ class Campaign(models.Model):
 
 class Aspect(models.Model):
     """One scale of a campaign (fluency, adequacy …). ``levels`` is the scale as data:
-    ``[{"value": 5, "text": "Flawless"}, …]`` from best to worst."""
+    ``[{"value": 5, "text": "Flawless"}, …]`` from best to worst; for a slider (direct
+    assessment) they are its labelled anchors and any integer between the ends is a score."""
+
+    class Kind(models.TextChoices):
+        LEVELS = KIND_LEVELS, "Levels"
+        SLIDER = KIND_SLIDER, "Slider"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="aspects")
     name = models.SlugField(max_length=MAX_NAME_LENGTH)
@@ -139,6 +184,7 @@ class Aspect(models.Model):
     needs_reference = models.BooleanField(
         default=False, help_text="Judged with the reference revealed (adequacy)."
     )
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.LEVELS)
     levels = models.JSONField()
     perfect = models.IntegerField(help_text="The reference level (EvalTrans 'perfect').")
 
@@ -155,6 +201,25 @@ class Aspect(models.Model):
     def values(self) -> list[int]:
         return [int(level["value"]) for level in self.levels]
 
+    @property
+    def is_slider(self) -> bool:
+        return self.kind == self.Kind.SLIDER
+
+    @property
+    def minimum(self) -> int:
+        return scale_range({"levels": self.levels})[0]
+
+    @property
+    def maximum(self) -> int:
+        return scale_range({"levels": self.levels})[1]
+
+    def accepts(self, value: int) -> bool:
+        """Whether ``value`` is a score of this scale: one of its levels, or for a slider any
+        integer between its ends."""
+        if self.is_slider:
+            return self.minimum <= value <= self.maximum
+        return value in self.values
+
 
 class Item(models.Model):
     """A distinct text to judge for one segment: the outputs of every chosen system that wrote
@@ -163,6 +228,7 @@ class Item(models.Model):
     class Kind(models.TextChoices):
         CANDIDATE = "candidate", "Candidate"
         REFERENCE = "reference", "Reference (quality control)"
+        BAD_REFERENCE = "bad_reference", "Degraded candidate, 'bad reference' (quality control)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
     segment = models.ForeignKey(Segment, on_delete=models.PROTECT, related_name="+")
@@ -177,6 +243,14 @@ class Item(models.Model):
         help_text="New judges to assign: judges_per_item minus judges reused from other campaigns."
     )
     reused_judgments = models.ManyToManyField("Judgment", related_name="reused_by", blank=True)
+    degraded_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="degraded_copies",
+        help_text="For a bad reference: the item whose text was degraded.",
+    )
 
     class Meta:
         ordering = ["campaign", "segment", "pk"]

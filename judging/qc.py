@@ -8,7 +8,19 @@ Flags of a campaign's judge (:func:`judge_quality`, with the campaign's threshol
 * **inconsistent repeats**: a planted repeat differs from the first judgment of the same item by
   :data:`REPEAT_MAX_MEAN_DIFF` levels or more on average;
 * **reference scored low**: the reference judged as a system gets a lower mean than the MT
-  candidates.
+  candidates (bad references left out);
+* **bad references not detected** (WMT DA quality control): the one-sided Wilcoxon rank-sum
+  test (Mann-Whitney U, ``alternative="greater"``) of the judge's z-scores of the candidates
+  that got a bad reference against the z-scores of those bad references gives
+  ``p >= BAD_REF_ALPHA`` (0.05), i.e. the judge's bad references are not significantly
+  lower. WMT (Graham et al. 2017; Appraise's ``stat_reliable_testing``) keeps only judges with
+  p < 0.05. The z are the judge's own (per aspect, over all their scores, sample sd); a rank
+  test gives the same p on raw scores, since z is an increasing function of them per judge and
+  aspect; pairs of several aspects are pooled (each on its own z).
+
+For a direct-assessment campaign (0-100 sliders) a planted repeat is compared on the judge's
+z (:data:`REPEAT_MAX_MEAN_Z`, as for imported DA), since a 1-point difference means nothing
+on a slider.
 
 Flags of an imported judgment set's judge (:func:`imported_judge_flags`, per aspect; the
 human-score panels show them with the judge's statistics):
@@ -35,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 REPEAT_MAX_MEAN_DIFF = 1.0
 """Mean |repeat - first| in levels from which a campaign's judge is inconsistent."""
@@ -47,6 +60,12 @@ SAME_LEVEL_SHARE = 0.9
 """Share of one level from which a judge is straight-lining (a campaign's default)."""
 QC_MIN_JUDGMENTS = 10
 """Scores of an aspect needed before the same-level flag is raised (a campaign's default)."""
+BAD_REF_ALPHA = 0.05
+"""A judge whose bad references are not lower at this significance level is flagged (WMT)."""
+BAD_REF_MIN_PAIRS = 5
+"""(candidate, bad reference) pairs needed before the Wilcoxon flag. With 3 pairs no outcome
+of the exact one-sided test reaches p < 0.05 (the smallest p is 1/20), with 4 only a (near)
+perfect separation does (1/70, 2/70): a careful judge would be flagged for want of evidence."""
 OUTLIER_MADS = 2.5
 OUTLIER_MIN_JUDGES = 4
 MAD_SCALE = 1.4826
@@ -59,6 +78,31 @@ FLAG_REFERENCE_LOW = "reference scored low"
 FLAG_NOT_NORMALIZABLE = "not normalizable"
 FLAG_BAD_REF = "degraded references not lower"
 FLAG_OUTLIER = "outlier mean"
+FLAG_BAD_REF_NOT_DETECTED = "bad references not detected"
+
+KIND_BAD_REFERENCE = "bad_reference"
+"""``Item.Kind.BAD_REFERENCE`` (the judging models import this module, not the reverse)."""
+DIRECT_ASSESSMENT = "direct-assessment"
+"""``Campaign.Protocol.DIRECT_ASSESSMENT``."""
+
+
+def bad_reference_test(original: Sequence[float], degraded: Sequence[float]) -> float | None:
+    """One-sided p of the Wilcoxon rank-sum test that the candidates' scores are greater than
+    their bad references' (``scipy.stats.mannwhitneyu``, ``alternative="greater"``; exact for
+    small samples without ties, else the normal approximation with continuity correction);
+    None with fewer than :data:`BAD_REF_MIN_PAIRS` bad references."""
+    if len(degraded) < BAD_REF_MIN_PAIRS or not original:
+        return None
+    return float(stats.mannwhitneyu(original, degraded, alternative="greater").pvalue)
+
+
+def judge_z(values: Sequence[float]) -> list[float]:
+    """A judge's z-scores of one aspect: sample sd, as ``metrics.core.human_scores`` does by
+    default; all 0 when the scores do not vary (the judge cannot be normalized)."""
+    array = np.asarray(values, dtype=float)
+    if len(array) < 2 or float(np.std(array, ddof=1)) == 0.0:
+        return [0.0] * len(array)
+    return ((array - array.mean()) / np.std(array, ddof=1)).tolist()
 
 
 def is_same_level(top_count: int, total: int, *, min_judgments: int, share: float) -> bool:
@@ -129,6 +173,10 @@ class JudgeQuality:
     repeat_mean_diff: float | None = None
     reference_mean: float | None = None
     candidate_mean: float | None = None
+    bad_ref_pairs: int = 0
+    bad_ref_p: float | None = None
+    bad_ref_mean_z: float | None = None
+    original_mean_z: float | None = None
     flags: list[str] = field(default_factory=list)
 
 
@@ -140,7 +188,8 @@ def judge_quality(*, campaign: Any, judgments: Iterable[dict[str, Any]]) -> Judg
             ``qc_min_judgments`` (a Campaign).
         judgments: the judge's judgments as dicts with the keys ``assigned_item__item_id``,
             ``assigned_item__is_repeat``, ``assigned_item__item__kind``, ``aspect__name``,
-            ``score`` and ``active_ms``.
+            ``score`` and ``active_ms``, and for bad references
+            ``assigned_item__item__degraded_from_id`` (the candidate they degrade).
     """
     rows = list(judgments)
     quality = JudgeQuality()
@@ -158,9 +207,47 @@ def judge_quality(*, campaign: Any, judgments: Iterable[dict[str, Any]]) -> Judg
         ):
             quality.flags.append(FLAG_TOO_FAST)
     _same_level(quality, rows, campaign)
-    _repeats(quality, scores)
+    z = _z_scores(rows)
+    if getattr(campaign, "protocol", "") == DIRECT_ASSESSMENT:
+        _repeats(quality, z, limit=REPEAT_MAX_MEAN_Z)
+    else:
+        _repeats(quality, scores)
     _reference(quality, rows)
+    _bad_references(quality, rows, z)
     return quality
+
+
+def _z_scores(rows: list[dict[str, Any]]) -> dict[tuple[int, bool, str], float]:
+    """(item, is repeat, aspect) -> the judge's z of that score (per aspect, every score)."""
+    by_aspect: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_aspect[row["aspect__name"]].append(row)
+    z: dict[tuple[int, bool, str], float] = {}
+    for aspect, own in by_aspect.items():
+        for row, value in zip(own, judge_z([row["score"] for row in own]), strict=True):
+            z[(row["assigned_item__item_id"], row["assigned_item__is_repeat"], aspect)] = value
+    return z
+
+
+def _bad_references(
+    quality: JudgeQuality, rows: list[dict[str, Any]], z: dict[tuple[int, bool, str], float]
+) -> None:
+    original, degraded = [], []
+    for row in rows:
+        source = row.get("assigned_item__item__degraded_from_id")
+        if row["assigned_item__item__kind"] != KIND_BAD_REFERENCE or source is None:
+            continue
+        pair = (source, False, row["aspect__name"])
+        if pair in z and not row["assigned_item__is_repeat"]:
+            original.append(z[pair])
+            degraded.append(z[(row["assigned_item__item_id"], False, row["aspect__name"])])
+    quality.bad_ref_pairs = len(degraded)
+    if degraded:
+        quality.bad_ref_mean_z = statistics.fmean(degraded)
+        quality.original_mean_z = statistics.fmean(original)
+    quality.bad_ref_p = bad_reference_test(original, degraded)
+    if quality.bad_ref_p is not None and quality.bad_ref_p >= BAD_REF_ALPHA:
+        quality.flags.append(FLAG_BAD_REF_NOT_DETECTED)
 
 
 def _same_level(quality: JudgeQuality, rows: list[dict[str, Any]], campaign: Any) -> None:
@@ -179,7 +266,12 @@ def _same_level(quality: JudgeQuality, rows: list[dict[str, Any]], campaign: Any
             quality.flags.append(FLAG_SAME_LEVEL)
 
 
-def _repeats(quality: JudgeQuality, scores: dict[tuple[int, bool, str], int]) -> None:
+def _repeats(
+    quality: JudgeQuality,
+    scores: dict[tuple[int, bool, str], int] | dict[tuple[int, bool, str], float],
+    *,
+    limit: float = REPEAT_MAX_MEAN_DIFF,
+) -> None:
     differences = [
         abs(score - scores[(item, False, aspect)])
         for (item, is_repeat, aspect), score in scores.items()
@@ -189,7 +281,7 @@ def _repeats(quality: JudgeQuality, scores: dict[tuple[int, bool, str], int]) ->
     quality.repeat_exact = sum(1 for difference in differences if difference == 0)
     if differences:
         quality.repeat_mean_diff = statistics.fmean(differences)
-        if is_inconsistent(len(differences), quality.repeat_mean_diff, limit=REPEAT_MAX_MEAN_DIFF):
+        if is_inconsistent(len(differences), quality.repeat_mean_diff, limit=limit):
             quality.flags.append(FLAG_INCONSISTENT)
 
 
@@ -202,7 +294,8 @@ def _reference(quality: JudgeQuality, rows: list[dict[str, Any]]) -> None:
     candidate = [
         row["score"]
         for row in rows
-        if row["assigned_item__item__kind"] != "reference" and not row["assigned_item__is_repeat"]
+        if row["assigned_item__item__kind"] not in ("reference", KIND_BAD_REFERENCE)
+        and not row["assigned_item__is_repeat"]
     ]
     if reference:
         quality.reference_mean = statistics.fmean(reference)

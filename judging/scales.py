@@ -1,8 +1,12 @@
-"""Judging scales as data: the LDC 5-point fluency and adequacy scales, and their validation.
+"""Judging scales as data: the LDC 5-point fluency and adequacy scales, WMT's 0-100 direct
+assessment sliders, and their validation.
 
-A scale is a dict ``{"name", "label", "question", "needs_reference", "levels", "perfect"}``;
-``levels`` runs from best to worst as ``{"value": int, "text": str}``. A campaign may define
-its own scales in the same shape (e.g. NESPOLE!'s 4 grades, ALPAC's 9-point intelligibility).
+A scale is a dict ``{"name", "label", "question", "needs_reference", "kind", "levels",
+"perfect"}``. ``kind`` is :data:`KIND_LEVELS` (categorical: the judge picks one of ``levels``,
+which run from best to worst as ``{"value": int, "text": str}``) or :data:`KIND_SLIDER` (direct
+assessment: any integer from the lowest to the highest value of ``levels``, which are then the
+slider's labelled anchors, e.g. 0 and 100). A campaign may define its own scales in the same
+shape (e.g. NESPOLE!'s 4 grades, ALPAC's 9-point intelligibility).
 """
 
 from __future__ import annotations
@@ -41,6 +45,47 @@ ADEQUACY = {
     "perfect": 5,
 }
 
+KIND_LEVELS = "levels"
+KIND_SLIDER = "slider"
+KINDS = (KIND_LEVELS, KIND_SLIDER)
+
+# WMT direct assessment (Graham et al. 2013, 2017; Appraise's segment-level DA): a 0-100
+# slider per aspect. Adequacy is source-based (bilingual judges, WMT since 2019) or
+# reference-based (monolingual judges, WMT 2016-2018 into English); fluency needs neither.
+DA_MIN = 0
+DA_MAX = 100
+DA_ADEQUACY_SOURCE = {
+    "name": "adequacy",
+    "label": "Adequacy",
+    "question": "How accurately does the translation convey the meaning of the source?",
+    "needs_reference": False,
+    "kind": KIND_SLIDER,
+    "levels": [
+        {"value": DA_MAX, "text": "All meaning preserved"},
+        {"value": DA_MIN, "text": "No meaning preserved"},
+    ],
+    "perfect": DA_MAX,
+}
+DA_ADEQUACY_REFERENCE = {
+    **DA_ADEQUACY_SOURCE,
+    "question": "How accurately does the translation express the meaning of the reference?",
+    "needs_reference": True,
+}
+DA_FLUENCY = {
+    "name": "fluency",
+    "label": "Fluency",
+    "question": "How fluent is the translation?",
+    "needs_reference": False,
+    "kind": KIND_SLIDER,
+    "levels": [
+        {"value": DA_MAX, "text": "Perfectly fluent"},
+        {"value": DA_MIN, "text": "Incomprehensible"},
+    ],
+    "perfect": DA_MAX,
+}
+DA_ASPECTS = ("adequacy", "fluency")
+DA_BASES = ("source", "reference")
+
 # Digit keys pick a level, so a scale has at most ten levels, with values 0..9.
 MAX_LEVELS = 10
 # Lengths of the Aspect columns that store a scale (judging.models.Aspect).
@@ -48,15 +93,48 @@ MAX_NAME_LENGTH = 50
 MAX_LABEL_LENGTH = 100
 MAX_QUESTION_LENGTH = 300
 ERROR_SCALE_SHAPE = "A scale needs a name, a label and 2 to 10 levels with distinct values 0-9."
+ERROR_SLIDER_SHAPE = (
+    "A slider scale needs a name, a label and 2 to 11 labelled anchors with distinct integer "
+    "values from 0 to 1000 (the lowest and highest are its ends)."
+)
+ERROR_SCALE_KIND = "The kind of a scale is 'levels' or 'slider'."
 ERROR_SCALE_PERFECT = "The perfect level of a scale must be one of its values."
 ERROR_SCALE_TOO_LONG = (
     "The {field} of scale {name!r} is {length} characters long; the limit is {limit}."
 )
 
 
+MAX_ANCHORS = 11
+MAX_SLIDER_VALUE = 1000
+
+
 def default_scales() -> list[dict[str, Any]]:
     """Fluency then adequacy on the LDC 5-point scales (fresh copies, safe to change)."""
     return [copy.deepcopy(FLUENCY), copy.deepcopy(ADEQUACY)]
+
+
+def da_scales(
+    *, aspects: tuple[str, ...] | list[str] = ("adequacy",), basis: str = "source"
+) -> list[dict[str, Any]]:
+    """WMT direct-assessment sliders (0-100): fluency first (judged without the reference),
+    then adequacy against the source or the reference (fresh copies).
+
+    Raises:
+        ValueError: an aspect other than adequacy or fluency, or a basis other than source or
+            reference.
+    """
+    if not aspects or set(aspects) - set(DA_ASPECTS) or basis not in DA_BASES:
+        raise ValueError(f"DA judges {' and '.join(DA_ASPECTS)} against the source or reference.")
+    adequacy = DA_ADEQUACY_SOURCE if basis == "source" else DA_ADEQUACY_REFERENCE
+    chosen = [DA_FLUENCY] if "fluency" in aspects else []
+    chosen += [adequacy] if "adequacy" in aspects else []
+    return [copy.deepcopy(scale) for scale in chosen]
+
+
+def scale_range(scale: dict[str, Any]) -> tuple[int, int]:
+    """Lowest and highest value of a scale (a slider's ends)."""
+    values = [int(level["value"]) for level in scale["levels"]]
+    return min(values), max(values)
 
 
 def scale_validate(scale: dict[str, Any]) -> dict[str, Any]:
@@ -71,13 +149,18 @@ def scale_validate(scale: dict[str, Any]) -> dict[str, Any]:
             "label": str(scale.get("label") or scale["name"]).strip(),
             "question": str(scale.get("question", "")).strip(),
             "needs_reference": bool(scale.get("needs_reference", False)),
+            "kind": str(scale.get("kind") or KIND_LEVELS),
             "levels": levels,
             "perfect": int(scale.get("perfect", max(level["value"] for level in levels))),
         }
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(ERROR_SCALE_SHAPE) from error
+    if cleaned["kind"] not in KINDS:
+        raise ValueError(ERROR_SCALE_KIND)
     values = [level["value"] for level in levels]
-    if (
+    if cleaned["kind"] == KIND_SLIDER:
+        _check_slider(cleaned, values)
+    elif (
         not cleaned["name"].replace("-", "").replace("_", "").isalnum()
         or not 2 <= len(values) <= MAX_LEVELS
         or len(set(values)) != len(values)
@@ -89,6 +172,17 @@ def scale_validate(scale: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(ERROR_SCALE_PERFECT)
     _check_lengths(cleaned)
     return cleaned
+
+
+def _check_slider(scale: dict[str, Any], values: list[int]) -> None:
+    if (
+        not scale["name"].replace("-", "").replace("_", "").isalnum()
+        or not 2 <= len(values) <= MAX_ANCHORS
+        or len(set(values)) != len(values)
+        or not all(0 <= value <= MAX_SLIDER_VALUE for value in values)
+        or not all(level["text"] for level in scale["levels"])
+    ):
+        raise ValueError(ERROR_SLIDER_SHAPE)
 
 
 def _check_lengths(scale: dict[str, Any]) -> None:

@@ -113,8 +113,16 @@ class Cell:
 
     @property
     def levels(self) -> list[dict[str, Any]]:
-        """Levels by ascending value, so they line up with the digit keys 1, 2, 3 …"""
+        """Levels by ascending value, so they line up with the digit keys 1, 2, 3 … (a
+        slider's anchors, lowest first)."""
         return sorted(self.aspect.levels, key=lambda level: level["value"])
+
+    @property
+    def slider_start(self) -> int:
+        """Where a slider's thumb stands: the score given, else the middle (not yet set)."""
+        if self.value is not None:
+            return self.value
+        return (self.aspect.minimum + self.aspect.maximum) // 2
 
 
 @dataclass
@@ -147,9 +155,15 @@ class Screen:
 
     @property
     def keys(self) -> str:
-        """The digit keys of the asked scales, e.g. ``1–5``."""
-        values = [value for aspect in self.aspects for value in aspect.values]
+        """The digit keys of the asked level scales, e.g. ``1–5`` (sliders have none)."""
+        values = [
+            value for aspect in self.aspects if not aspect.is_slider for value in aspect.values
+        ]
         return f"{min(values)}–{max(values)}" if values else ""
+
+    @property
+    def has_slider(self) -> bool:
+        return any(aspect.is_slider for aspect in self.aspects)
 
     @property
     def next_stage(self) -> str:
@@ -366,6 +380,7 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
             "assigned_item__item_id",
             "assigned_item__is_repeat",
             "assigned_item__item__kind",
+            "assigned_item__item__degraded_from_id",
             "aspect__name",
             "score",
             "active_ms",
@@ -393,7 +408,7 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
     ]
     return CampaignProgress(
         campaign=campaign,
-        items=Item.objects.filter(campaign=campaign).count(),
+        items=Item.objects.filter(campaign=campaign).exclude(kind=Item.Kind.BAD_REFERENCE).count(),
         judges=judges,
         systems=_system_rows(campaign),
         done=sum(judge.done for judge in judges),
@@ -419,9 +434,11 @@ def _item_owners(campaign: Campaign) -> dict[int, list[str]]:
 
 
 def _system_rows(campaign: Campaign) -> list[SystemRow]:
+    """Coverage per system; bad references (quality control) are not the system's work."""
     items = {
         row["pk"]: row
         for row in Item.objects.filter(campaign=campaign)
+        .exclude(kind=Item.Kind.BAD_REFERENCE)
         .annotate(
             reused=Count("reused_judgments__assigned_item__assignment__judge", distinct=True),
             done=Count(
@@ -434,7 +451,9 @@ def _system_rows(campaign: Campaign) -> list[SystemRow]:
     }
     per_system: dict[str, SystemRow] = {}
     for item_id, names in _item_owners(campaign).items():
-        item = items[item_id]
+        item = items.get(item_id)
+        if item is None:
+            continue
         for name in names:
             row = per_system.setdefault(name, SystemRow(name, 0, 0, 0, 0))
             row.candidates += 1
@@ -451,7 +470,9 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
     """Every judgment that counts for the campaign as plain rows, one per system it applies to
     (an item stands for every system with that output). Judgments reused from earlier campaigns
     come with ``reused`` true; planted repeats with ``is_repeat`` true (drop them for scores,
-    keep them for intra-judge consistency)."""
+    keep them for intra-judge consistency); bad references (kind ``bad_reference``) belong to
+    the systems of the candidate they degrade, named by ``original_item``. Every row carries
+    the campaign's ``protocol``."""
     owners = _item_owners(campaign)
     fields = {
         "judge": "assigned_item__assignment__judge__username",
@@ -472,7 +493,13 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
     items = {
         item["pk"]: item
         for item in Item.objects.filter(campaign=campaign).values(
-            "pk", "kind", "text", "segment__index", "segment__seg_id", "segment__doc_id"
+            "pk",
+            "kind",
+            "text",
+            "degraded_from_id",
+            "segment__index",
+            "segment__seg_id",
+            "segment__doc_id",
         )
     }
     rows = []
@@ -489,6 +516,8 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
                         "doc_id": item["segment__doc_id"],
                         "item": item_id,
                         "kind": item["kind"],
+                        "original_item": item["degraded_from_id"],
+                        "protocol": campaign.protocol,
                         "text": item["text"],
                         "judge": judgment["judge"],
                         "aspect": judgment["aspect"],
@@ -508,7 +537,7 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
 def campaign_corpus(*, campaign: Campaign) -> CorpusData:
     """The campaign as an EvalTrans database (CorpusData): every judged segment with its
     references, the campaign's systems' outputs and one ``<eval>`` per judgment (planted
-    repeats left out), each naming its ``evaluator``. ``levels`` describe the campaign's scales
+    repeats and bad references left out), each naming its ``evaluator``. ``levels`` describe the campaign's scales
     and end with the ``isPerfect`` class that marks references."""
     aspects = list(campaign.aspects.all())
     segment_ids = Item.objects.filter(campaign=campaign).values_list("segment_id", flat=True)
@@ -525,7 +554,8 @@ def campaign_corpus(*, campaign: Campaign) -> CorpusData:
         segments[segment_id].candidates[system] = text
     segment_of = dict(Item.objects.filter(campaign=campaign).values_list("pk", "segment_id"))
     for row in campaign_judgment_rows(campaign=campaign):
-        if row["is_repeat"]:
+        # A bad reference's text is not the system's candidate: its scores are QC only.
+        if row["is_repeat"] or row["kind"] == Item.Kind.BAD_REFERENCE:
             continue
         is_reference = (
             campaign.reference_as_system and row["system"] == campaign.reference_as_system

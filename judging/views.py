@@ -29,6 +29,7 @@ from evaltrans.corpora.models import TestSet
 from evaltrans.roles import admin_required
 from evaltrans.spreadsheets import spreadsheet_safe
 
+from .exports import campaign_wmt_da_export
 from .forms import CampaignForm, ScreenForm
 from .models import Assignment, Campaign
 from .selectors import (
@@ -44,6 +45,7 @@ from .selectors import (
 from .services import CampaignError, JudgingError, campaign_create, screen_submit
 
 EXPORT_COLUMNS = [
+    "protocol",
     "system",
     "doc_id",
     "seg_id",
@@ -236,13 +238,34 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         return response
     if export_format == "evaltrans-xml":
         return _evaltrans_xml_response(campaign, stem)
+    if export_format in ("wmt-da", "wmt-da-stats"):
+        return _wmt_da_response(request, campaign, export_format)
     raise Http404("unknown export format")
+
+
+def _wmt_da_response(request: HttpRequest, campaign: Campaign, export_format: str) -> HttpResponse:
+    """WMT's DA files of one aspect (``?aspect=``; default: the campaign's first)."""
+    first = campaign.aspects.values_list("name", flat=True).first() or ""
+    aspect = request.GET.get("aspect") or first
+    try:
+        export = campaign_wmt_da_export(campaign=campaign, aspect=aspect)
+    except LookupError as error:
+        raise Http404(str(error)) from error
+    pair = f"{campaign.test_set.source_lang}{campaign.test_set.target_lang}"
+    if export_format == "wmt-da":
+        body, name = export.rows, f"ad-{pair}-good-stnd-{campaign.pk}-{aspect}.csv"
+    else:
+        body, name = export.judge_stats, f"ad-{pair}-trk-mean-sd-{campaign.pk}-{aspect}.txt"
+    response = HttpResponse(body, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 def _campaign_record(campaign: Campaign) -> dict:
     """What a reader needs to reproduce the campaign: test set, options, seed and scales."""
     return {
         "name": campaign.name,
+        "protocol": campaign.protocol,
         "test_set": str(campaign.test_set),
         "test_set_hash": campaign.test_set.content_hash,
         "systems": sorted(campaign.systems.values_list("name", flat=True)),
@@ -254,10 +277,18 @@ def _campaign_record(campaign: Campaign) -> dict:
         "show_source": campaign.show_source,
         "show_context": campaign.show_context,
         "repeat_share": campaign.repeat_share,
+        "bad_reference_share": campaign.bad_reference_share,
         "reuse_judgments": campaign.reuse_judgments,
         "seed": campaign.seed,
         "aspects": [
-            {"name": a.name, "label": a.label, "levels": a.levels, "perfect": a.perfect}
+            {
+                "name": a.name,
+                "label": a.label,
+                "kind": a.kind,
+                "needs_reference": a.needs_reference,
+                "levels": a.levels,
+                "perfect": a.perfect,
+            }
             for a in campaign.aspects.all()
         ],
     }

@@ -21,9 +21,10 @@ from django.db.models import Count
 from evaltrans.corpora.models import Candidate, Reference, Segment, TestSet
 from evaltrans.corpora.selectors import segment_browser_url
 from judging import selectors as judging_selectors
-from judging.formats.base import KIND_REF, KIND_REPEAT, KIND_SYSTEM, JudgmentRecord
-from judging.models import Campaign, Item
+from judging.formats.base import KIND_BAD_REF, KIND_REF, KIND_REPEAT, KIND_SYSTEM, JudgmentRecord
+from judging.models import Aspect, Campaign, Item
 from judging.qc import judge_quality
+from judging.scales import DA_MAX, DA_MIN
 from metrics.core.human_scores import (
     SCORED_KINDS,
     HumanScores,
@@ -217,7 +218,8 @@ def _set_source(judgment_set: JudgmentSet) -> HumanSource:
 def campaign_records(*, campaign: Campaign) -> list[JudgmentRecord]:
     """A campaign's judgments as records: the segment id is the segment's ``seg_id`` (its
     1-based position without one); a planted repeat is REPEAT, the reference judged as a system
-    is REF (quality control), the rest SYSTEM."""
+    is REF and a bad reference (a degraded candidate, DA) BAD_REF (quality control: they enter
+    each judge's normalization statistics, as in WMT, but no score), the rest SYSTEM."""
     return _campaign_records(judging_selectors.campaign_judgment_rows(campaign=campaign))
 
 
@@ -229,6 +231,8 @@ def _campaign_records(rows: list[dict[str, Any]]) -> list[JudgmentRecord]:
             if row["is_repeat"]
             else KIND_REF
             if row["kind"] == Item.Kind.REFERENCE
+            else KIND_BAD_REF
+            if row["kind"] == Item.Kind.BAD_REFERENCE
             else KIND_SYSTEM
         )
         records.append(
@@ -264,6 +268,7 @@ def _campaign_source(campaign: Campaign) -> HumanSource:
                 "assigned_item__item_id": row["item"],
                 "assigned_item__is_repeat": row["is_repeat"],
                 "assigned_item__item__kind": row["kind"],
+                "assigned_item__item__degraded_from_id": row["original_item"],
                 "aspect__name": row["aspect"],
                 "score": row["score"],
                 "active_ms": row["active_ms"],
@@ -285,12 +290,23 @@ def _campaign_source(campaign: Campaign) -> HumanSource:
         label="Campaign",
         test_set=campaign.test_set,
         records=records,
-        scales={a.name: {"kind": "levels", "values": sorted(a.values)} for a in aspects},
+        scales={aspect.name: _campaign_scale(aspect) for aspect in aspects},
         judge_seconds=dict(seconds),
         judge_flags=flags,
         scored_kinds=CAMPAIGN_KINDS,
         segment_links={key: pk for key, pk in keys.items() if key in judged},
     )
+
+
+def _campaign_scale(aspect: Aspect) -> dict[str, Any]:
+    """How the panels read an aspect: declared levels, or a DA slider (0-100: binned in tens,
+    continuous for agreement: interval alpha, no kappa); another slider range is continuous
+    without fixed bins."""
+    if not aspect.is_slider:
+        return {"kind": "levels", "values": sorted(aspect.values)}
+    if (aspect.minimum, aspect.maximum) == (DA_MIN, DA_MAX):
+        return {"kind": "da"}
+    return {"kind": "auto"}
 
 
 # ---------------------------------------------------------------- scores

@@ -1,4 +1,10 @@
-"""Writes on campaigns: create a campaign with its items and every judge's assignment."""
+"""Writes on campaigns: create a campaign with its items and every judge's assignment.
+
+The protocol decides the scales' kind (categorical levels, or 0-100 sliders for direct
+assessment) and its defaults (:data:`PROTOCOL_DEFAULTS`); everything else (items, reuse,
+assignment, repeats, bad references, QC, timing, exports) is the same machinery for every
+protocol.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +21,10 @@ from django.db.models import Q
 
 from evaltrans.corpora.models import Candidate, Reference, System, TestSet
 
-from ..assignment import Plan, PlanError, PlanItem, plan_assignments
+from ..assignment import Plan, PlanError, PlanItem, PlannedScreen, plan_assignments
+from ..badrefs import bad_reference, is_character_based
 from ..models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment, text_key
-from ..scales import default_scales, scale_validate
+from ..scales import KIND_LEVELS, KIND_SLIDER, da_scales, default_scales, scale_validate
 
 ERROR_NO_SYSTEMS = "Choose at least one system (or the reference as a system) to judge."
 ERROR_NO_JUDGES = "Choose at least one judge."
@@ -29,6 +36,32 @@ ERROR_REFERENCE_NAME_CLASH = (
 ERROR_NO_ASPECTS = "A campaign needs at least one aspect."
 ERROR_DUPLICATE_ASPECT = "Aspect {name!r} is defined twice."
 ERROR_NOTHING_TO_JUDGE = "The chosen systems have no candidates in this test set."
+ERROR_UNKNOWN_PROTOCOL = "Unknown protocol {protocol!r}."
+ERROR_PROTOCOL_SCALES = "A {protocol} campaign judges on {kind} scales; scale {name!r} is not one."
+ERROR_DA_GROUPED = (
+    "Direct assessment shows one candidate per screen (its bad references degrade one "
+    "candidate); choose that presentation."
+)
+
+DA_BAD_REFERENCE_SHARE = round(10 / 70, 2)
+"""WMT's DA HITs of 100 items held 70 system outputs, 10 bad references of them, 10 repeats
+and 10 references (Graham et al. 2017; WMT17-WMT22 findings): 10 per 70 candidates."""
+DA_REPEAT_SHARE = DA_BAD_REFERENCE_SHARE
+PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
+    Campaign.Protocol.CATEGORICAL: {
+        "scale_kind": KIND_LEVELS,
+        "scales": default_scales,
+        "bad_reference_share": 0.0,
+        "repeat_share": 0.05,
+    },
+    Campaign.Protocol.DIRECT_ASSESSMENT: {
+        "scale_kind": KIND_SLIDER,
+        "scales": da_scales,
+        "bad_reference_share": DA_BAD_REFERENCE_SHARE,
+        "repeat_share": DA_REPEAT_SHARE,
+    },
+}
+"""Per protocol: the kind its scales must have, and what an option left out (None) means."""
 
 # Rows per INSERT: keeps SQLite under its bound-parameter limit and PostgreSQL round trips few.
 BATCH = 500
@@ -67,7 +100,9 @@ def campaign_create(
     show_context: bool = False,
     reference_label: str = "",
     reference_as_system: str = "",
-    repeat_share: float = 0.05,
+    protocol: str = Campaign.Protocol.CATEGORICAL,
+    repeat_share: float | None = None,
+    bad_reference_share: float | None = None,
     reuse_judgments: bool = False,
     segment_sample: int | None = None,
     seed: int | None = None,
@@ -82,6 +117,13 @@ def campaign_create(
     count towards ``judges_per_item``; nobody is asked again about a text they scored. With
     ``segment_sample``, only that many segments, drawn with the seed, are judged.
 
+    ``protocol`` is categorical (levels) or direct assessment (0-100 sliders, one candidate
+    per screen). Left out (None), ``scales``, ``repeat_share`` and ``bad_reference_share``
+    take the protocol's defaults (:data:`PROTOCOL_DEFAULTS`: for DA, WMT's adequacy slider
+    and 10 repeats and 10 bad references per 70 candidates). A bad reference is a degraded copy
+    of a candidate (``judging.badrefs``) planted later in the order of a judge who scores the
+    candidate itself.
+
     Raises:
         CampaignError: the systems, references, scales or judges do not allow the campaign.
     """
@@ -94,7 +136,23 @@ def campaign_create(
     for system in systems:
         if system.test_set_id != test_set.pk:
             raise CampaignError(ERROR_FOREIGN_SYSTEM.format(name=system.name, test_set=test_set))
-    cleaned_scales = _clean_scales(scales)
+    if protocol not in PROTOCOL_DEFAULTS:
+        raise CampaignError(ERROR_UNKNOWN_PROTOCOL.format(protocol=protocol))
+    defaults = PROTOCOL_DEFAULTS[protocol]
+    if protocol == Campaign.Protocol.DIRECT_ASSESSMENT and presentation != (
+        Campaign.Presentation.SINGLE
+    ):
+        raise CampaignError(ERROR_DA_GROUPED)
+    cleaned_scales = _clean_scales(scales or defaults["scales"]())
+    for scale in cleaned_scales:
+        if scale["kind"] != defaults["scale_kind"]:
+            raise CampaignError(
+                ERROR_PROTOCOL_SCALES.format(
+                    protocol=Campaign.Protocol(protocol).label.split(" (")[0].lower(),
+                    kind=defaults["scale_kind"],
+                    name=scale["name"],
+                )
+            )
     reference_label = reference_label or _first_reference_label(test_set)
     for label in {reference_label, reference_as_system} - {""}:
         if not Reference.objects.filter(segment__test_set=test_set, label=label).exists():
@@ -113,7 +171,11 @@ def campaign_create(
         show_source=show_source,
         show_context=show_context,
         seed=secrets.randbits(48) if seed is None else seed,
-        repeat_share=repeat_share,
+        protocol=protocol,
+        repeat_share=defaults["repeat_share"] if repeat_share is None else repeat_share,
+        bad_reference_share=(
+            defaults["bad_reference_share"] if bad_reference_share is None else bad_reference_share
+        ),
         reuse_judgments=reuse_judgments,
         segment_sample=segment_sample,
         created_by=created_by,
@@ -263,7 +325,11 @@ def _earlier_judgments(
 
 
 def _same_scale(earlier: Aspect, aspect: Aspect) -> bool:
-    return earlier.levels == aspect.levels and earlier.needs_reference == aspect.needs_reference
+    return (
+        earlier.kind == aspect.kind
+        and earlier.levels == aspect.levels
+        and earlier.needs_reference == aspect.needs_reference
+    )
 
 
 def _shown_references(judgments: list[Judgment]) -> dict[tuple[int, str], str]:
@@ -351,9 +417,12 @@ def _store_assignments(
             judges=[judge.pk for judge in judges],
             seed=campaign.seed,
             repeat_share=campaign.repeat_share,
+            bad_reference_share=campaign.bad_reference_share,
+            degradable=frozenset(item.pk for item in items if item.kind == Item.Kind.CANDIDATE),
         )
     except PlanError as error:
         raise CampaignError(str(error)) from error
+    bad = _store_bad_references(campaign, [i for i in items if i.pk in plan.degraded()], items)
     assignments = Assignment.objects.bulk_create(
         [Assignment(campaign=campaign, judge=judge) for judge in judges]
     )
@@ -361,17 +430,93 @@ def _store_assignments(
     rows = [
         AssignedItem(
             assignment=by_judge[judge_id],
-            item_id=item_id,
+            item_id=bad[item_id] if screen.is_bad_reference else item_id,
             screen=number,
             position=position,
             is_repeat=screen.is_repeat,
         )
         for judge_id, screens in plan.screens.items()
-        for number, screen in enumerate(screens)
+        for number, screen in enumerate(_kept(screens, bad))
         for position, item_id in enumerate(screen.item_ids)
     ]
     AssignedItem.objects.bulk_create(rows, batch_size=BATCH)
     return plan
+
+
+def _kept(screens: list[PlannedScreen], bad: dict[int, int]) -> list[PlannedScreen]:
+    """The screens stored: a bad reference that could not be made is left out."""
+    return [s for s in screens if not s.is_bad_reference or s.item_ids[0] in bad]
+
+
+def _store_bad_references(
+    campaign: Campaign, originals: list[Item], items: list[Item]
+) -> dict[int, int]:
+    """Create the bad-reference item of each of ``originals`` (``judging.badrefs``: a phrase
+    replaced by one of another segment's reference, or of another segment's candidate when the
+    campaign shows no reference); it stands for the original's systems. Returns original item
+    id -> bad-reference item id; an original whose degraded text would equal its own or another
+    item's text of the segment gets none."""
+    if not originals:
+        return {}
+    donors = _donors(campaign)
+    sources = dict(
+        campaign.test_set.segments.filter(pk__in={i.segment_id for i in originals}).values_list(
+            "pk", "source"
+        )
+    )
+    taken = {(item.segment_id, item.key) for item in items}
+    character_based = is_character_based(campaign.test_set.target_lang)
+    made: list[tuple[Item, Item]] = []
+    for original in originals:
+        text = bad_reference(
+            text=original.text,
+            segment=original.segment_id,
+            donors=donors,
+            seed=campaign.seed,
+            key=original.key,
+            character_based=character_based,
+        )
+        key = text_key(sources[original.segment_id], text) if text is not None else ""
+        if text is None or (original.segment_id, key) in taken:
+            continue
+        taken.add((original.segment_id, key))
+        degraded = Item(
+            campaign=campaign,
+            segment_id=original.segment_id,
+            text=text,
+            key=key,
+            kind=Item.Kind.BAD_REFERENCE,
+            degraded_from=original,
+            judges_needed=0,
+        )
+        made.append((original, degraded))
+    Item.objects.bulk_create([degraded for _, degraded in made], batch_size=BATCH)
+    owners: dict[int, list[int]] = defaultdict(list)
+    for item_id, candidate_id in Item.candidates.through.objects.filter(
+        item_id__in=[original.pk for original, _ in made]
+    ).values_list("item_id", "candidate_id"):
+        owners[item_id].append(candidate_id)
+    links = [
+        Item.candidates.through(item_id=degraded.pk, candidate_id=candidate_id)
+        for original, degraded in made
+        for candidate_id in owners[original.pk]
+    ]
+    Item.candidates.through.objects.bulk_create(links, batch_size=BATCH)
+    return {original.pk: degraded.pk for original, degraded in made}
+
+
+def _donors(campaign: Campaign) -> list[tuple[int, str]]:
+    """(segment id, text) of every text a bad reference may take a phrase from, in segment
+    order: the shown reference's sentences, else the chosen systems' candidates."""
+    if campaign.reference_label:
+        rows = Reference.objects.filter(
+            segment__test_set=campaign.test_set, label=campaign.reference_label
+        )
+    else:
+        rows = Candidate.objects.filter(
+            segment__test_set=campaign.test_set, system__in=campaign.systems.all()
+        )
+    return list(rows.order_by("segment__index", "pk").values_list("segment_id", "text"))
 
 
 def _chunks(values: list[str], size: int) -> Iterable[list[str]]:

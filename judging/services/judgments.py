@@ -24,6 +24,7 @@ ERROR_NO_SCREEN = "There is no such screen in this assignment."
 ERROR_FOREIGN_ITEM = "A score names an item that is not on this screen."
 ERROR_UNKNOWN_ASPECT = "A score names an aspect that this campaign does not judge."
 ERROR_BAD_SCORE = "{value!r} is not a level of {aspect}."
+ERROR_BAD_SLIDER_SCORE = "{value!r} is not a score of {aspect} ({low}–{high})."
 ERROR_NO_SCORES = "Choose a level for every question before submitting."
 ERROR_REFERENCE_TOO_EARLY = "{aspect} is judged after the aspects judged without the reference."
 ERROR_CAMPAIGN_CLOSED = "This campaign is closed; judgments can no longer change."
@@ -65,7 +66,8 @@ def screen_submit(
     Args:
         assignment: the judge's assignment (the caller has checked it is theirs).
         screen: the screen number the scores belong to.
-        scores: ``(assigned item id, aspect name) -> level``.
+        scores: ``(assigned item id, aspect name) -> level`` (for a slider, any integer
+            between its ends, e.g. 0-100).
         active_ms: visible, non-idle time the judge spent on this rendering of the screen;
             capped at the wall time since rendering, and split evenly over the scores.
         token: the screen token the page was rendered with.
@@ -131,8 +133,16 @@ def _validate(
             raise JudgingError(ERROR_FOREIGN_ITEM)
         if aspect_name not in aspects:
             raise JudgingError(ERROR_UNKNOWN_ASPECT)
-        if value not in aspects[aspect_name].values:
-            raise JudgingError(ERROR_BAD_SCORE.format(value=value, aspect=aspects[aspect_name]))
+        aspect = aspects[aspect_name]
+        if aspect.accepts(value):
+            continue
+        if aspect.is_slider:
+            raise JudgingError(
+                ERROR_BAD_SLIDER_SCORE.format(
+                    value=value, aspect=aspect, low=aspect.minimum, high=aspect.maximum
+                )
+            )
+        raise JudgingError(ERROR_BAD_SCORE.format(value=value, aspect=aspect))
 
 
 def _check_order(

@@ -2,7 +2,12 @@
  *
  * Keys: a digit picks that level of the current question and moves to the next question;
  * Enter submits (when every question is answered); Backspace opens the previous screen.
- * Everything also works with the mouse, and without this script (plain form post).
+ * Direct-assessment sliders (<input type=range>, 0-100): the arrow keys move by 1 (the
+ * browser's own behaviour), Shift+arrow and PageUp/PageDown by 10, Home/End to the ends; a
+ * slider counts as answered once it was moved, or pressed with a key or the pointer (its
+ * thumb starts in the middle, dimmed, and "not set" is what a screen reader hears).
+ * Everything also works with the mouse, and without this script (plain form post; a slider
+ * then sends where it stands).
  *
  * Saving: the answer goes to the form's own URL with fetch() (same fields, same CSRF token). A
  * network error or a 5xx (the database or the server away) keeps the answer on the page and
@@ -167,9 +172,59 @@
   // ---- questions and keyboard -------------------------------------------------------------
   let current = 0;
 
+  const SLIDER_BIG_STEP = 10;
+
+  function sliderOf(cell) {
+    return cell.querySelector("input[type=range]");
+  }
+
   function isAnswered(cell) {
+    const slider = sliderOf(cell);
+    if (slider) return !slider.hasAttribute("data-unset");
     return cell.querySelector("input:checked") !== null;
   }
+
+  function describe(slider) {
+    const set = !slider.hasAttribute("data-unset");
+    const output = slider.parentElement.querySelector("output");
+    if (output) output.textContent = set ? slider.value : "–";
+    slider.setAttribute("aria-valuetext", set ? slider.value + " of " + slider.max : "not set");
+  }
+
+  function markSet(slider) {
+    if (!slider.hasAttribute("data-unset")) return;
+    slider.removeAttribute("data-unset");
+    describe(slider);
+    showHint("");
+  }
+
+  function nudge(slider, delta) {
+    const value = Math.min(Number(slider.max), Math.max(Number(slider.min), Number(slider.value) + delta));
+    slider.value = String(value);
+    slider.removeAttribute("data-unset");
+    slider.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
+  form.querySelectorAll("input[type=range]").forEach((slider) => {
+    describe(slider);
+    slider.addEventListener("input", () => { slider.removeAttribute("data-unset"); describe(slider); showHint(""); });
+    slider.addEventListener("pointerdown", () => markSet(slider));
+    slider.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || submitting) return;
+      const up = event.key === "ArrowRight" || event.key === "ArrowUp";
+      const down = event.key === "ArrowLeft" || event.key === "ArrowDown";
+      if (event.shiftKey && (up || down)) {
+        event.preventDefault();
+        nudge(slider, up ? SLIDER_BIG_STEP : -SLIDER_BIG_STEP);
+      } else if (event.key === "PageUp" || event.key === "PageDown") {
+        event.preventDefault();
+        nudge(slider, event.key === "PageUp" ? SLIDER_BIG_STEP : -SLIDER_BIG_STEP);
+      } else if (up || down || event.key === "Home" || event.key === "End") {
+        // The browser moves the thumb; a key that cannot move it (Home at 0) still answers.
+        setTimeout(() => markSet(slider), 0);
+      }
+    });
+  });
 
   function firstOpen(from) {
     for (let i = from; i < cells.length; i++) if (!isAnswered(cells[i])) return i;
@@ -182,8 +237,9 @@
     cells.forEach((cell, i) => cell.classList.toggle("current", i === index));
     if (!focus || index < 0) return;
     const cell = cells[index];
-    // An unanswered question takes the focus itself, so no level looks chosen before it is.
-    const target = cell.querySelector("input:checked") || cell;
+    // An unanswered question takes the focus itself, so no level looks chosen before it is;
+    // a slider takes it at once, so the arrow keys move it.
+    const target = sliderOf(cell) || cell.querySelector("input:checked") || cell;
     target.focus({ preventScroll: true });
     cell.scrollIntoView({ block: "nearest", behavior: "smooth" });
   }
@@ -223,7 +279,8 @@
       setCurrent(open, true);
       cells[open].classList.add("missing");
       setTimeout(() => cells[open].classList.remove("missing"), 900);
-      showHint("Choose a level for every question first.", true);
+      showHint(sliderOf(cells[open]) ? "Move every slider first." :
+        "Choose a level for every question first.", true);
       return;
     }
     lockAndSend();
@@ -243,13 +300,17 @@
   form.addEventListener("submit", (event) => {
     // Mouse users click the button: same guard against a double click.
     if (submitting) { event.preventDefault(); return; }
+    // A slider always has a value: the browser cannot tell an untouched one (radios are
+    // "required"), so the same check as for Enter.
+    if (firstOpen(0) !== -1) { event.preventDefault(); submit(); return; }
     lockAndSend();
     if (canFetch) { event.preventDefault(); save(); }
   });
 
   form.addEventListener("change", (event) => {
     const cell = event.target.closest("[data-cell]");
-    if (!cell) return;
+    // A slider fires "change" on every key press: the judge moves on with Tab, not by itself.
+    if (!cell || event.target.type === "range") return;
     showHint("");
     current = cells.indexOf(cell);
     advance();
@@ -271,7 +332,9 @@
     if (tag === "textarea" || (tag === "input" && event.target.type === "text")) return;
     if (/^[0-9]$/.test(event.key) && cells.length) {
       if (current < 0 || current >= cells.length) current = Math.max(firstOpen(0), 0);
-      if (choose(cells[current], event.key)) {
+      if (sliderOf(cells[current])) {
+        showHint("Move the slider with the arrow keys (Shift or PageUp/PageDown: by 10).", true);
+      } else if (choose(cells[current], event.key)) {
         event.preventDefault();
       } else {
         showHint("Key " + event.key + " is not a level of this question.", true);
@@ -290,4 +353,5 @@
   const start = firstOpen(0);
   setCurrent(start === -1 ? 0 : start, true);
   if (start === -1 && cells.length) showHint("Revising: change any answer, then press Enter.");
+  else if (start !== -1 && sliderOf(cells[start])) showHint("Move the slider with the arrow keys or the mouse.");
 })();
