@@ -26,6 +26,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from evaltrans.corpora.formats.base import CorpusData, SegmentData
+from evaltrans.corpora.models import CorpusImport
 from evaltrans.corpora.services import testset_import
 from evaltrans.roles import JUDGES_GROUP, VIEWERS_GROUP
 from judging.humanscores.models import JudgmentSet
@@ -76,6 +77,8 @@ RULES: dict[str, Rule] = {
     "corpora:home": read(ANY_USER),
     "corpora:test_set_list": read(VIEWER),
     "corpora:test_set_import": form(ADMIN),
+    "corpora:import_detail": read(ADMIN, pk="corpus_import"),
+    "corpora:import_progress": read(ADMIN, pk="corpus_import"),
     "corpora:test_set_detail": read(VIEWER, pk="test_set"),
     "corpora:test_set_export": read(ADMIN, pk="test_set", kwargs={"export_format": "text"}),
     # judging
@@ -199,6 +202,7 @@ def world(db, tmp_path, django_capture_on_commit_callbacks) -> dict[str, object]
         "assignment": campaign.assignments.get(judge=users["judge"]),
         "judgment_set": JudgmentSet.objects.get(name="toy mqm"),
         "run": run,
+        "corpus_import": CorpusImport.objects.create(name="queued", import_format="text"),
     }
 
 

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Candidate, RawEvaluation, Reference, Segment, System, TestSet
+from .models import Candidate, CorpusImport, RawEvaluation, Reference, Segment, System, TestSet
 
 
 @admin.register(TestSet)
@@ -46,3 +46,12 @@ class CandidateAdmin(admin.ModelAdmin):
 class RawEvaluationAdmin(admin.ModelAdmin):
     list_display = ["segment", "target_kind", "target_name", "aspect", "value"]
     raw_id_fields = ["segment"]
+
+
+@admin.register(CorpusImport)
+class CorpusImportAdmin(admin.ModelAdmin):
+    list_display = ["name", "import_format", "status", "done", "total", "created_by", "created_at"]
+    list_filter = ["status", "import_format"]
+    search_fields = ["name"]
+    raw_id_fields = ["test_set"]
+    readonly_fields = ["files", "options", "created_at", "started_at", "finished_at"]

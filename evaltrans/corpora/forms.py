@@ -1,4 +1,5 @@
-"""The corpus upload form: field validation only; parsing happens in ``parsing``."""
+"""The corpus upload form: field validation only; parsing happens in ``parsing``, run by
+``import_jobs``."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from .formats.base import InputFile
 from .formats.reading import encoding_problem
-from .parsing import IMPORT_FORMATS, CorpusInputs, max_segments, total_size_problem
+from .import_jobs import Upload
+from .parsing import IMPORT_FORMATS, total_size_problem
 
 FORMAT_HELP = {
     "text": "Plain text, one sentence per line: a source file, reference files, system files.",
@@ -133,35 +134,33 @@ class CorpusImportForm(forms.Form):
             + list(cleaned.get("systems") or [])
         )
 
-    def corpus_inputs(self) -> CorpusInputs:
-        """The validated upload as parser inputs."""
+    def uploads(self) -> list[Upload]:
+        """The validated files with their part in the import (system files with their names)."""
         data = self.cleaned_data
         systems = data.get("systems") or []
         names = [n.strip() for n in data.get("system_names", "").split(",") if n.strip()]
         names = names or [_system_name(upload.name) for upload in systems]
-        references = data.get("references") or []
-        reference_systems = tuple(
+        uploads = [Upload("source", data["source"])] if data.get("source") else []
+        uploads += [Upload("reference", upload) for upload in data.get("references") or []]
+        uploads += [
+            Upload("system", upload, label=name)
+            for name, upload in zip(names, systems, strict=True)
+        ]
+        uploads += [Upload(role, data[role]) for role in ("docs", "file") if data.get(role)]
+        return uploads
+
+    def options(self) -> dict[str, Any]:
+        """The other fields of the import, as JSON for the import job."""
+        data = self.cleaned_data
+        reference_systems = [
             n.strip() for n in data.get("reference_systems", "").split(",") if n.strip()
-        )
-        return CorpusInputs(
-            source=_input(data.get("source")),
-            references=[(None, _input(upload)) for upload in references],
-            systems=list(zip(names, map(_input, systems), strict=True)),
-            file=_input(data.get("file")),
-            docs=_input(data.get("docs")),
-            source_lang=data.get("source_lang", "").strip(),
-            target_lang=data.get("target_lang", "").strip(),
-            encoding=data.get("encoding") or None,
-            reference_systems=reference_systems or ("ref",),
-            max_bytes=settings.CORPUS_UPLOAD_MAX_BYTES,
-            max_segments=max_segments(),
-        )
-
-
-def _input(upload: UploadedFile | None) -> InputFile | None:
-    if upload is None:
-        return None
-    return InputFile(name=PurePath(upload.name or "upload").name, data=upload.read())
+        ]
+        return {
+            "source_lang": data.get("source_lang", "").strip(),
+            "target_lang": data.get("target_lang", "").strip(),
+            "encoding": data.get("encoding") or "",
+            "reference_systems": reference_systems or ["ref"],
+        }
 
 
 def _system_name(file_name: str | None) -> str:

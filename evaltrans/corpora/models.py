@@ -139,3 +139,65 @@ class RawEvaluation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.aspect}={self.value:g} for {self.target_name}"
+
+
+class CorpusImport(models.Model):
+    """One import of uploaded files as a test set, and its progress (``import_jobs``).
+
+    The uploaded files wait in the default storage under ``corpus-imports/<pk>/`` until the
+    import ends (done or failed), then they are deleted. ``files`` lists them:
+    ``{"role": "source" | "reference" | "system" | "docs" | "file", "label": str | None,
+    "name": the uploaded file name, "path": the storage name, "size": bytes}``.
+    ``options`` holds the form's other fields (languages, encoding, reference systems).
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    name = models.CharField(max_length=200, help_text="The test set name asked for.")
+    import_format = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    files = models.JSONField(default=list, blank=True)
+    total_bytes = models.PositiveBigIntegerField(default=0)
+    background = models.BooleanField(default=False, help_text="Run by a Celery worker.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    phase = models.CharField(max_length=32, blank=True, help_text="What the import is doing.")
+    done = models.PositiveIntegerField(default=0, help_text="Segments stored.")
+    total = models.PositiveIntegerField(default=0, help_text="Segments to store.")
+    message = models.TextField(blank=True, help_text="The summary, or why the import failed.")
+    test_set = models.ForeignKey(
+        TestSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="imports"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["status"], name="corpusimport_status_idx")]
+
+    def __str__(self) -> str:
+        return f"Import {self.pk} of {self.name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("corpora:import_detail", args=[self.pk])
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def storage_folder(self) -> str:
+        """Where the uploaded files wait in the default storage."""
+        return f"corpus-imports/{self.pk}"
+
+    @property
+    def progress_file(self) -> str:
+        """Storage name of the counts written while the texts are stored."""
+        return f"{self.storage_folder}/progress.json"

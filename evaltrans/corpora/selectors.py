@@ -1,18 +1,24 @@
-"""Reads on corpora: lists, the segment browser, a whole test set back as CorpusData."""
+"""Reads on corpora: lists, the segment browser, a whole test set back as CorpusData, import
+jobs and their progress."""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
+from django.core.files.storage import default_storage
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
 
 from .formats.base import CorpusData, EvaluationData, SegmentData
-from .models import Candidate, RawEvaluation, Reference, Segment, System, TestSet
+from .models import Candidate, CorpusImport, RawEvaluation, Reference, Segment, System, TestSet
 
 SEGMENTS_PER_PAGE = 20
+EXPORT_CHUNK = 5000
 
 
 def testset_list() -> QuerySet[TestSet]:
@@ -107,13 +113,18 @@ def testset_reference_labels(*, test_set: TestSet) -> list[str]:
 
 def testset_corpus_data(*, test_set: TestSet) -> CorpusData:
     """The whole test set as the in-memory corpus the export writers take."""
-    segments = list(test_set.segments.order_by("index"))
+    # Plain values, read in chunks: model instances of a test set of 10⁵–10⁶ segments cost
+    # several times the memory of its texts.
     by_id = {
-        segment.pk: SegmentData(segment.source, segment.doc_id, segment.seg_id)
-        for segment in segments
+        pk: SegmentData(source, doc_id, seg_id)
+        for pk, source, doc_id, seg_id in test_set.segments.order_by("index")
+        .values_list("pk", "source", "doc_id", "seg_id")
+        .iterator(chunk_size=EXPORT_CHUNK)
     }
-    for label, segment_id, text in Reference.objects.filter(segment__test_set=test_set).values_list(
-        "label", "segment_id", "text"
+    for label, segment_id, text in (
+        Reference.objects.filter(segment__test_set=test_set)
+        .values_list("label", "segment_id", "text")
+        .iterator(chunk_size=EXPORT_CHUNK)
     ):
         by_id[segment_id].references[label] = text
     _restore_reference_order(by_id.values(), testset_reference_labels(test_set=test_set))
@@ -121,10 +132,13 @@ def testset_corpus_data(*, test_set: TestSet) -> CorpusData:
         Candidate.objects.filter(system__test_set=test_set)
         .order_by("system__pk")
         .values_list("system__name", "segment_id", "text")
+        .iterator(chunk_size=EXPORT_CHUNK)
     ):
         by_id[segment_id].candidates[system_name] = text
-    for evaluation in RawEvaluation.objects.filter(segment__test_set=test_set).order_by(
-        "segment_id", "position"
+    for evaluation in (
+        RawEvaluation.objects.filter(segment__test_set=test_set)
+        .order_by("segment_id", "position")
+        .iterator(chunk_size=EXPORT_CHUNK)
     ):
         by_id[evaluation.segment_id].evaluations.append(
             EvaluationData(
@@ -143,7 +157,7 @@ def testset_corpus_data(*, test_set: TestSet) -> CorpusData:
     return CorpusData(
         source_lang=test_set.source_lang,
         target_lang=test_set.target_lang,
-        segments=[by_id[segment.pk] for segment in segments],
+        segments=list(by_id.values()),  # in index order, as read
         name=test_set.metadata.get("original_name", ""),
         metadata=metadata,
     )
@@ -154,3 +168,62 @@ def _restore_reference_order(segments: Iterable[SegmentData], labels: list[str])
     for segment in segments:
         ordered = sorted(segment.references.items(), key=lambda item: rank.get(item[0], len(rank)))
         segment.references = dict(ordered)
+
+
+RECENT_IMPORTS = 20
+
+
+def corpus_imports_recent(*, limit: int = RECENT_IMPORTS) -> QuerySet[CorpusImport]:
+    """The latest import jobs, newest first, for the import page."""
+    return CorpusImport.objects.select_related("test_set", "created_by").order_by(
+        "-created_at", "-pk"
+    )[:limit]
+
+
+def corpus_import_progress(*, corpus_import: CorpusImport) -> dict[str, Any]:
+    """The progress of an import as the import page shows it and ``progress.json`` returns it.
+
+    While the texts are stored the counts come from the job's progress file (the store step is
+    one transaction: see ``import_jobs``); otherwise from the row.
+    """
+    job = corpus_import
+    done, total = job.done, job.total
+    if job.status == CorpusImport.Status.RUNNING and job.phase == "storing":
+        counts = _progress_file(job)
+        if counts is not None:
+            done, total = counts
+    if job.status == CorpusImport.Status.DONE:
+        percent = 100.0
+    else:
+        percent = 100.0 * done / total if total else 0.0
+    end = job.finished_at or timezone.now()
+    start = job.started_at
+    test_set = job.test_set
+    return {
+        "status": job.status,
+        "status_label": job.get_status_display(),
+        "phase": job.phase,
+        "phase_label": PHASE_LABELS.get(job.phase, ""),
+        "done": done,
+        "total": total,
+        "percent": round(percent, 1),
+        "message": job.message,
+        "elapsed_s": (end - start).total_seconds() if start is not None else None,
+        "test_set_url": test_set.get_absolute_url() if test_set is not None else "",
+        "test_set_label": str(test_set) if test_set is not None else "",
+    }
+
+
+PHASE_LABELS = {
+    "parsing": "Reading and checking the files",
+    "storing": "Storing segments",
+}
+
+
+def _progress_file(job: CorpusImport) -> tuple[int, int] | None:
+    try:
+        with default_storage.open(job.progress_file, "rb") as stored:
+            data = json.loads(stored.read().decode("utf-8"))
+        return int(data["done"]), int(data["total"])
+    except (OSError, ValueError, KeyError, TypeError):  # not written yet, or being rewritten
+        return None

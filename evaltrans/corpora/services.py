@@ -1,4 +1,4 @@
-"""Writes on corpora: importing a parsed corpus as a test set, exporting one to files.
+"""Writes on corpora: importing a parsed corpus as a test set, exporting one to files or a zip.
 
 Parsing and validation happen before anything is written (``evaltrans.corpora.formats``);
 storing is one transaction, so bad input or a failure half-way changes nothing.
@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
+import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -17,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 
 from .formats import FORMATS
-from .formats.base import CorpusData
+from .formats.base import CorpusData, SegmentData
 from .formats.reading import is_blank, unstorable_problem
 from .models import Candidate, RawEvaluation, Reference, Segment, System, TestSet
 from .selectors import testset_corpus_data
@@ -36,6 +40,10 @@ BAD_NAME = "test set name {name!r}: {problem}"
 NO_WRITER = "format {format!r} cannot be exported"
 
 BULK_BATCH = 2000
+EXPORT_SPOOL_BYTES = 8 * 1024 * 1024
+
+Progress = Callable[[int, int], None]
+"""``progress(segments stored, segments in all)``."""
 
 
 class CorpusImportError(ValueError):
@@ -93,8 +101,12 @@ def testset_import(
     name: str,
     import_format: str,
     user: AbstractBaseUser | None = None,
+    progress: Progress | None = None,
 ) -> ImportResult:
     """Store a parsed corpus as a test set (a new version if the name exists with other content).
+
+    ``progress(stored, total)`` is called after each batch of segments is stored (inside the
+    transaction: it must not write through this database connection what others should read).
 
     Raises:
         CorpusImportError: empty corpus, no name or one that cannot be stored, identical
@@ -137,7 +149,7 @@ def testset_import(
             test_set.save()
     except IntegrityError as error:  # a concurrent import stored its test set after our checks
         raise CorpusImportError(_collision_message(test_set)) from error
-    _store_texts(test_set, corpus)
+    _store_texts(test_set, corpus, progress)
     return ImportResult(test_set=test_set, new_version_of_existing=latest is not None)
 
 
@@ -162,9 +174,16 @@ def _collision_message(test_set: TestSet) -> str:
     return VERSION_TAKEN.format(name=test_set.name, version=test_set.version)
 
 
-def _store_texts(test_set: TestSet, corpus: CorpusData) -> None:
-    segments = Segment.objects.bulk_create(
-        [
+def _store_texts(test_set: TestSet, corpus: CorpusData, progress: Progress | None) -> None:
+    """Store the texts in batches of ``BULK_BATCH`` segments (with their references, candidates
+    and evaluations), calling ``progress(stored, total)`` after each batch."""
+    systems = {
+        name: System.objects.create(test_set=test_set, name=name) for name in corpus.system_names
+    }
+    total = len(corpus.segments)
+    for start in range(0, total, BULK_BATCH):
+        batch = corpus.segments[start : start + BULK_BATCH]
+        stored = Segment.objects.bulk_create(
             Segment(
                 test_set=test_set,
                 index=index,
@@ -172,25 +191,34 @@ def _store_texts(test_set: TestSet, corpus: CorpusData) -> None:
                 seg_id=segment.seg_id,
                 source=segment.source,
             )
-            for index, segment in enumerate(corpus.segments)
-        ],
-        batch_size=BULK_BATCH,
-    )
-    if not segments or segments[0].pk is None:  # backends that do not return ids
-        segments = list(test_set.segments.order_by("index"))
-    systems = {
-        name: System.objects.create(test_set=test_set, name=name) for name in corpus.system_names
-    }
+            for index, segment in enumerate(batch, start=start)
+        )
+        if not stored or stored[0].pk is None:  # backends that do not return ids
+            stored = list(
+                test_set.segments.filter(index__gte=start, index__lt=start + len(batch)).order_by(
+                    "index"
+                )
+            )
+        _store_batch(stored, batch, systems)
+        if progress is not None:
+            progress(start + len(batch), total)
+
+
+def _store_batch(
+    stored: list[Segment], batch: list[SegmentData], systems: dict[str, System]
+) -> None:
     references, candidates, evaluations = [], [], []
-    for stored, segment in zip(segments, corpus.segments, strict=True):
+    for segment_row, segment in zip(stored, batch, strict=True):
         for label, text in segment.references.items():
-            references.append(Reference(segment=stored, label=label, text=text))
+            references.append(Reference(segment=segment_row, label=label, text=text))
         for system_name, text in segment.candidates.items():
-            candidates.append(Candidate(system=systems[system_name], segment=stored, text=text))
+            candidates.append(
+                Candidate(system=systems[system_name], segment=segment_row, text=text)
+            )
         for position, evaluation in enumerate(segment.evaluations):
             evaluations.append(
                 RawEvaluation(
-                    segment=stored,
+                    segment=segment_row,
                     position=position,
                     target_kind=evaluation.target_kind,
                     target_name=evaluation.target_name,
@@ -211,3 +239,26 @@ def testset_export(*, test_set: TestSet, export_format: str, out_dir: Path) -> l
         raise CorpusImportError(NO_WRITER.format(format=export_format))
     out_dir.mkdir(parents=True, exist_ok=True)
     return list(spec.write(testset_corpus_data(test_set=test_set), out_dir))
+
+
+def testset_export_archive(*, test_set: TestSet, export_format: str) -> BinaryIO:
+    """The export of a test set as a zip archive in a temporary file, rewound for reading.
+
+    The writers run first, into a temporary folder, so a corpus a format cannot hold raises
+    :class:`CorpusFormatError` here, before anything is sent. The archive stays in memory up to
+    ``EXPORT_SPOOL_BYTES`` and goes to a temporary file on disk beyond, so a large export does
+    not hold its archive in memory; the caller streams it and closes it.
+    """
+    archive_file = tempfile.SpooledTemporaryFile(max_size=EXPORT_SPOOL_BYTES)
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            out_dir = Path(folder)
+            files = testset_export(test_set=test_set, export_format=export_format, out_dir=out_dir)
+            with zipfile.ZipFile(archive_file, "w", zipfile.ZIP_DEFLATED) as archive:
+                for path in files:
+                    archive.write(path, path.relative_to(out_dir).as_posix())
+    except BaseException:
+        archive_file.close()
+        raise
+    archive_file.seek(0)
+    return archive_file  # type: ignore[return-value]

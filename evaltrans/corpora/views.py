@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import io
-import tempfile
-import zipfile
-from pathlib import Path
-
 from django.contrib import messages
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -17,10 +12,19 @@ from evaltrans.roles import admin_required, browser_required, can_browse, is_jud
 from .formats import FORMATS
 from .formats.base import CorpusFormatError
 from .forms import CorpusImportForm
-from .models import TestSet
-from .parsing import CorpusInputError, parse_corpus
-from .selectors import testset_list, testset_reference_labels, testset_segment_page
-from .services import CorpusImportError, testset_export, testset_import
+from .import_jobs import corpus_import_create, corpus_import_start
+from .models import CorpusImport, TestSet
+from .selectors import (
+    corpus_import_progress,
+    corpus_imports_recent,
+    testset_list,
+    testset_reference_labels,
+    testset_segment_page,
+)
+from .services import CorpusImportError, testset_export_archive
+
+EXPORT_REFUSED = "This test set cannot be exported as {format}: {error}"
+EXPORT_BLOCK_BYTES = 64 * 1024
 
 
 @require_GET
@@ -66,37 +70,58 @@ def test_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @admin_required
 @require_http_methods(["GET", "POST"])
 def test_set_import(request: HttpRequest) -> HttpResponse:
+    """Small uploads are imported in the request; large ones by a worker, with a progress page
+    (``import_jobs``: the same service does the work in both cases)."""
     form = CorpusImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        try:
-            corpus = parse_corpus(form.cleaned_data["format"], form.corpus_inputs())
-            result = testset_import(
-                corpus=corpus,
-                name=form.cleaned_data["name"],
-                import_format=form.cleaned_data["format"],
-                user=request.user,
-            )
-        except (CorpusFormatError, CorpusInputError, CorpusImportError) as error:
-            form.add_error(None, str(error))
-        else:
-            messages.success(request, result.summary)
-            return redirect(result.test_set)
-    return render(request, "corpora/test_set_import.html", {"form": form})
+        job = corpus_import_create(
+            name=form.cleaned_data["name"],
+            import_format=form.cleaned_data["format"],
+            options=form.options(),
+            uploads=form.uploads(),
+            user=request.user,
+        )
+        job = corpus_import_start(corpus_import=job)
+        if job.background:
+            return redirect(job)
+        if job.status == CorpusImport.Status.DONE:
+            messages.success(request, job.message)
+            return redirect(job.test_set)
+        form.add_error(None, job.message)
+    context = {"form": form, "imports": corpus_imports_recent()}
+    return render(request, "corpora/test_set_import.html", context)
+
+
+@admin_required
+@require_GET
+def import_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(CorpusImport.objects.select_related("test_set", "created_by"), pk=pk)
+    progress = corpus_import_progress(corpus_import=job)
+    context = {"job": job, "progress": progress, "progress_data": progress}
+    return render(request, "corpora/import_detail.html", context)
+
+
+@admin_required
+@require_GET
+def import_progress(request: HttpRequest, pk: int) -> JsonResponse:
+    job = get_object_or_404(CorpusImport.objects.select_related("test_set"), pk=pk)
+    return JsonResponse(corpus_import_progress(corpus_import=job))
 
 
 @admin_required
 @require_GET
 def test_set_export(request: HttpRequest, pk: int, export_format: str) -> HttpResponse:
+    """A zip of the export, streamed from a temporary file; a corpus the format cannot hold
+    is refused with a message on the test set page before anything is sent."""
     test_set = get_object_or_404(TestSet, pk=pk)
     if export_format not in FORMATS or FORMATS[export_format].write is None:
         raise Http404("unknown export format")
-    buffer = io.BytesIO()
-    with tempfile.TemporaryDirectory() as folder:
-        out_dir = Path(folder)
-        files = testset_export(test_set=test_set, export_format=export_format, out_dir=out_dir)
-        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in files:
-                archive.write(path, path.relative_to(out_dir).as_posix())
-    buffer.seek(0)
+    try:
+        archive = testset_export_archive(test_set=test_set, export_format=export_format)
+    except (CorpusFormatError, CorpusImportError) as error:
+        messages.error(request, EXPORT_REFUSED.format(format=export_format, error=error))
+        return redirect(test_set)
     filename = f"{test_set.name}-v{test_set.version}-{export_format}.zip"
-    return FileResponse(buffer, as_attachment=True, filename=filename)
+    response = FileResponse(archive, as_attachment=True, filename=filename)
+    response.block_size = EXPORT_BLOCK_BYTES
+    return response

@@ -165,8 +165,24 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
-# Uploaded corpora are parsed in memory, never stored as files; this caps one upload.
-CORPUS_UPLOAD_MAX_BYTES = int(os.environ.get("CORPUS_UPLOAD_MAX_BYTES", str(50 * 1024 * 1024)))
+# Uploaded files (corpora waiting for their import) live here until the import ends; never
+# served. Workers on other machines need it shared (scale-out: an NFS folder, or an object
+# store as the "default" storage).
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or VAR_DIR / "media")
+
+# Caps of one corpus import (web form and import_corpus alike): each file, all files
+# together, segments. Uploads of at least CORPUS_BACKGROUND_IMPORT_BYTES together are
+# imported by a Celery worker with a progress page (0: every upload), smaller ones in the
+# request; CORPUS_IMPORT_TIME_LIMIT_S limits the worker's task.
+CORPUS_UPLOAD_MAX_BYTES = int(os.environ.get("CORPUS_UPLOAD_MAX_BYTES") or 50 * 1024 * 1024)
+CORPUS_UPLOAD_MAX_TOTAL_BYTES = int(
+    os.environ.get("CORPUS_UPLOAD_MAX_TOTAL_BYTES") or 200 * 1024 * 1024
+)
+CORPUS_IMPORT_MAX_SEGMENTS = int(os.environ.get("CORPUS_IMPORT_MAX_SEGMENTS") or 500_000)
+CORPUS_BACKGROUND_IMPORT_BYTES = int(
+    os.environ.get("CORPUS_BACKGROUND_IMPORT_BYTES") or 5 * 1024 * 1024
+)
+CORPUS_IMPORT_TIME_LIMIT_S = int(os.environ.get("CORPUS_IMPORT_TIME_LIMIT_S") or 1800)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = CORPUS_UPLOAD_MAX_BYTES
 

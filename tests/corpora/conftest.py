@@ -28,3 +28,10 @@ def text_corpus(tmp_path: Path) -> dict[str, Path]:
         "sys_x": write_lines(tmp_path / "sysX.en", SYS_X),
         "sys_y": write_lines(tmp_path / "sysY.en", SYS_Y),
     }
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path_factory) -> Path:
+    """Uploaded files of import jobs go to a folder of the test, never to var/media."""
+    settings.MEDIA_ROOT = str(tmp_path_factory.mktemp("media"))
+    return Path(settings.MEDIA_ROOT)

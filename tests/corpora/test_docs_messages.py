@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from evaltrans.corpora import forms, parsing, services
+from evaltrans.corpora import forms, import_jobs, parsing, services, tasks, views
 from evaltrans.corpora.formats import (
     common,
     evaltrans_xml,
@@ -35,8 +35,11 @@ MESSAGE_MODULES: tuple[ModuleType, ...] = (
     wmt_xml,
     xmlsafe,
     forms,
+    import_jobs,
     parsing,
     services,
+    tasks,
+    views,
     export_corpus,
     import_corpus,
 )
@@ -47,8 +50,11 @@ NOT_MESSAGES = {
     "DEFAULT_REFERENCE_LABEL",
     "DOCS_NAME",
     "DOCTYPE_HEADER",
+    "IMPORT_TASK",
     "MANIFEST_FORMAT",
     "MANIFEST_NAME",
+    "PHASE_PARSING",
+    "PHASE_STORING",
 }
 
 
