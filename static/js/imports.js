@@ -40,32 +40,7 @@
   }
 
   function poll() {
-    var card = document.getElementById("import-progress");
-    if (!card) return;
-    var initial = document.getElementById("import-progress-data");
-    if (initial) render(card, JSON.parse(initial.textContent));
-    if (card.getAttribute("data-active") !== "1") return;
-    var url = card.getAttribute("data-progress-url");
-    var delay = 1000;
-    function tick() {
-      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
-        .then(function (response) {
-          if (!response.ok) throw new Error("HTTP " + response.status);
-          return response.json();
-        })
-        .then(function (data) {
-          render(card, data);
-          if (data.status === "running" || data.status === "queued") {
-            delay = 1000;
-            window.setTimeout(tick, delay);
-          }
-        })
-        .catch(function () {
-          delay = Math.min(delay * 2, 15000); // the server is busy or away: back off
-          window.setTimeout(tick, delay);
-        });
-    }
-    window.setTimeout(tick, delay);
+    window.evaltransProgress.poll({ cardId: "import-progress", dataId: "import-progress-data", render: render });
   }
 
   poll();

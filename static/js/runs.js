@@ -66,37 +66,15 @@
   }
 
   function pollProgress() {
-    var card = document.getElementById("progress");
-    if (!card) return;
-    var initial = document.getElementById("progress-data");
-    if (initial) renderProgress(card, JSON.parse(initial.textContent));
-    if (card.getAttribute("data-active") !== "1") return;
-    var url = card.getAttribute("data-progress-url");
-    var delay = 1000;
-    function tick() {
-      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
-        .then(function (response) {
-          if (!response.ok) throw new Error("HTTP " + response.status);
-          return response.json();
-        })
-        .then(function (data) {
-          renderProgress(card, data);
-          if (data.status === "done") {
-            // The results table is rendered by the server: load it once.
-            window.setTimeout(function () { window.location.reload(); }, 600);
-            return;
-          }
-          if (data.status === "running" || data.status === "queued") {
-            delay = 1000;
-            window.setTimeout(tick, delay);
-          }
-        })
-        .catch(function () {
-          delay = Math.min(delay * 2, 15000); // the server is busy or away: back off
-          window.setTimeout(tick, delay);
-        });
-    }
-    window.setTimeout(tick, delay);
+    window.evaltransProgress.poll({
+      cardId: "progress",
+      dataId: "progress-data",
+      render: renderProgress,
+      finished: function (data) {
+        // The results table is rendered by the server: load it once.
+        if (data.status === "done") window.setTimeout(function () { window.location.reload(); }, 600);
+      },
+    });
   }
 
   // --- sortable tables ---------------------------------------------------------------------
