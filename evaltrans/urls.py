@@ -15,3 +15,5 @@ urlpatterns = [
     path("segments/", include("metrics.urls_segments")),
     path("", include("evaltrans.corpora.urls")),
 ]
+
+handler500 = "evaltrans.errors.server_error"

@@ -25,7 +25,7 @@ import threading
 from typing import Any
 
 from celery import bootsteps
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Retry, SoftTimeLimitExceeded
 from celery.signals import worker_init
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
@@ -77,7 +77,9 @@ class RunTask(app.Task):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return super().__call__(*args, **kwargs)
-        except RETRY_ON:
+        except (Retry, *RETRY_ON):
+            # Retry: a worker's ``autoretry_for`` turned a RETRY_ON error into a retry, which
+            # must not fail the run (it did whenever the database answered again in time).
             raise
         except Exception as exc:
             _record_failure(args[0] if args else kwargs.get("run_id"), exc, self.name)

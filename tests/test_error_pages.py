@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.decorators import login_not_required
+from django.db import OperationalError
 from django.template import Context
 from django.template.loader import get_template
 from django.urls import path
@@ -17,7 +18,17 @@ def explode(request):
     raise RuntimeError("boom")
 
 
-urlpatterns = [path("explode/", explode), *project_urls.urlpatterns]
+@login_not_required
+def database_away(request):
+    raise OperationalError("connection refused")
+
+
+urlpatterns = [
+    path("explode/", explode),
+    path("database-away/", database_away),
+    *project_urls.urlpatterns,
+]
+handler500 = project_urls.handler500
 
 
 @pytest.mark.urls(__name__)
@@ -34,12 +45,36 @@ def test_an_exception_gives_the_500_page(client, settings):
     assert "boom" not in text
 
 
-def test_the_500_page_needs_no_request_and_no_database():
+@pytest.mark.urls(__name__)
+@pytest.mark.parametrize("accept", ["text/html", "application/json"])
+def test_a_database_fault_outside_any_view_gives_a_503_to_retry(client, settings, accept):
+    settings.DEBUG = False
+    client.raise_request_exception = False
+
+    response = client.get("/database-away/", headers={"Accept": accept})
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "2"
+    if accept == "application/json":
+        assert "database is unavailable" in response.json()["error"]
+    else:
+        assert "The database is not answering" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("500.html", "Something went wrong"),
+        ("503.html", "The database is not answering"),
+        ("judging/save_failed.html", "Could not save your answer"),
+    ],
+)
+def test_the_standalone_error_pages_need_no_request_and_no_database(name, text):
     # No db fixture, so a query would fail the test; an empty Context is what Django's
-    # server_error renders it with.
-    template = get_template("500.html").template
-    assert "{%" not in template.source
-    assert "Something went wrong" in template.render(Context())
+    # server_error renders 500.html with. No tag library, no URL lookup.
+    template = get_template(name).template
+    assert "{% load" not in template.source and "{% url" not in template.source
+    assert text in template.render(Context())
 
 
 def test_unknown_page_gives_the_404_page(client, viewer_user):

@@ -89,7 +89,10 @@ if not os.environ.get("DATABASE_URL"):
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
+        conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE") or "60"),
+        # A kept connection may have died with a database restart: test it before each request
+        # reuses it, or that request is a 500.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
