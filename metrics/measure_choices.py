@@ -12,6 +12,7 @@ from typing import Any
 
 from metrics.core import METRICS, Measure, MeasureError, get_metric
 from metrics.core.presets import PRESETS, preset_options
+from metrics.core.registry import OPT_IN
 
 NO_MEASURES = "choose at least one measure"
 
@@ -42,10 +43,11 @@ def _preset_values(preset: str, name: str) -> dict[str, Any]:
 def preset_measures(*, preset: str) -> list[MeasureChoice]:
     """The measures a preset names, with its option values, in registry order.
 
-    A preset that names no measure (``default``) means every registered measure at defaults.
+    A preset that names no measure (``default``) means every registered measure at defaults,
+    the opt-in ones (``OPT_IN``: parsed, slow) excepted.
     """
     named = PRESETS.get(preset, {})
-    names = [name for name in METRICS if name in named] if named else list(METRICS)
+    names = [name for name in METRICS if (name in named if named else name not in OPT_IN)]
     return [MeasureChoice(name, _preset_values(preset, name)) for name in names]
 
 

@@ -17,7 +17,8 @@ spec §20.1–20.2), BLEU and NIST included:
   8.16 "no boundaries"), information weights by Eq. 3.8 as written (``clean``).
 
 TER, chrF, WNM and ASW are not thesis measures: ``thesis`` keeps their defaults, except that
-TER keeps case like every thesis measure at system level.
+TER keeps case like every thesis measure at system level. No preset names the opt-in
+measures (``registry.OPT_IN``: EDPM); they run only when named.
 """
 
 from __future__ import annotations

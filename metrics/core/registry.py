@@ -28,8 +28,13 @@ MEASURES: dict[str, tuple[str, str]] = {
     "skipper": ("metrics.core.mper", "SkipBigramPER"),
     "wnm": ("metrics.core.wnm", "WNM"),
     "asw": ("metrics.core.complexity", "ASW"),
+    "edpm": ("metrics.core.edpm", "EDPM"),
 }
 """Measure name -> (module, class name)."""
+
+OPT_IN: frozenset[str] = frozenset({"edpm"})
+"""Measures a preset never adds by itself, only when they are named: EDPM parses every sentence
+(minutes per test set where the others take seconds) and needs spaCy's model."""
 
 
 class MeasureRegistry(Mapping[str, type[Measure]]):
