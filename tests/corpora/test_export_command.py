@@ -163,3 +163,18 @@ def test_export_of_unknown_test_set_fails(tmp_path):
             "--out",
             str(tmp_path),
         )
+
+
+def test_a_corpus_the_format_cannot_hold_is_one_line_not_a_traceback(tmp_path):
+    from evaltrans.corpora.formats.base import CorpusData, SegmentData
+    from evaltrans.corpora.services import testset_import
+
+    corpus = CorpusData(
+        "de",
+        "en",
+        [SegmentData("Ein\tTab.", seg_id="1", references={"ref": "A tab."})],
+    )
+    testset_import(corpus=corpus, name="tabs", import_format="text")
+    with pytest.raises(CommandError, match="cannot export tabs v1 as mqm-tsv: .*tab"):
+        export("mqm-tsv", tmp_path, "tabs")
+    assert not list(tmp_path.iterdir())

@@ -8,6 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaltrans.corpora.formats import FORMATS
+from evaltrans.corpora.formats.base import CorpusFormatError
 from evaltrans.corpora.models import TestSet
 from evaltrans.corpora.services import testset_export
 
@@ -36,9 +37,14 @@ class Command(BaseCommand):
                 else ""
             )
             raise CommandError(NO_TEST_SET.format(name=options["name"], version=version))
-        files = testset_export(
-            test_set=test_set, export_format=options["format"], out_dir=options["out"]
-        )
+        try:
+            files = testset_export(
+                test_set=test_set, export_format=options["format"], out_dir=options["out"]
+            )
+        except CorpusFormatError as error:  # a corpus the format cannot hold
+            raise CommandError(
+                f"cannot export {test_set} as {options['format']}: {error}"
+            ) from None
         for path in files:
             self.stdout.write(str(path))
         self.stdout.write(
