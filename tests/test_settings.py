@@ -43,3 +43,28 @@ def test_production_settings_pass_the_deploy_checks():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_the_env_example_as_shipped_gives_the_embedded_defaults():
+    # Every variable of .env.example exported empty, as a process manager would from the file.
+    names = [
+        line.split("=", 1)[0]
+        for line in (PROJECT_DIR / ".env.example").read_text().splitlines()
+        if "=" in line and not line.startswith("#")
+    ]
+    empty = {name: "" for name in names if name != "DJANGO_SETTINGS_MODULE"}
+    result = run_manage(
+        "shell",
+        "--settings=evaltrans.settings.dev",
+        "-c",
+        "from django.conf import settings as s; "
+        "print(s.VAR_DIR, s.CELERY_BROKER_URL, s.DATABASES['default']['ENGINE'], "
+        "s.CORPUS_UPLOAD_MAX_BYTES, s.AXES_FAILURE_LIMIT)",
+        **empty,
+    )
+    assert result.returncode == 0, result.stderr
+    var_dir, broker, engine, upload, failures = result.stdout.splitlines()[-1].split()
+    assert var_dir == str(PROJECT_DIR / "var")
+    assert broker == "filesystem://"
+    assert engine.endswith("sqlite3")
+    assert int(upload) == 50 * 1024 * 1024 and int(failures) == 10
