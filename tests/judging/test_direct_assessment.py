@@ -418,3 +418,4 @@ def test_the_wmt_da_files_are_exported_per_aspect(client, admin_user, da_test_se
     assert client.get(base + "wmt-da/?aspect=fluency").status_code == 404
     detail = client.get(f"/judging/campaigns/{campaign.pk}/").content.decode()
     assert "WMT DA rows, adequacy" in detail and "Bad refs" in detail
+    assert "fluency first" not in detail.lower()  # one aspect: no order to state
