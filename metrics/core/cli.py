@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import METRICS, get_metric
-from .alignment_records import alignment_record, check_alignable
 from .base import Measure, MeasureError, streams_to_segments
 from .presets import preset_options
 
@@ -148,6 +147,9 @@ def score_command(args: argparse.Namespace) -> dict[str, Any]:
 
 def align_command(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One record per segment (or the ``--line``): see :func:`alignment_record`."""
+    # Imported here: the alignment kernels load numba, which scoring BLEU or chrF never needs.
+    from .alignment_records import alignment_record, check_alignable
+
     measure = build_measure(args)
     check_alignable(measure, grid=args.grid, all_paths=args.all_paths)
     hypotheses, references, n_refs = read_inputs(args, measure)
