@@ -29,7 +29,9 @@ from urllib.parse import urlparse, urlunparse
 
 import pytest
 
+from evaltrans.corpora.models import TestSet
 from metrics.core import get_metric
+from metrics.models import SegmentStatistics
 
 pytestmark = pytest.mark.worker
 
@@ -147,6 +149,22 @@ class Site:
 
     def shell(self, code: str, **env: str) -> str:
         return self.manage("shell", "-v", "0", "-c", code, timeout=60, **env).stdout.strip()
+
+    def count(self, sql: str, *params: object) -> int:
+        """One number straight from the site's database: a poll that costs milliseconds, where
+        ``shell`` starts a process (slower than a small run's chunks on a loaded machine)."""
+        if self.pg_name is not None:
+            import psycopg
+
+            with psycopg.connect(self.env["DATABASE_URL"]) as connection:
+                return connection.execute(sql.replace("?", "%s"), params).fetchone()[0]
+        import sqlite3
+
+        connection = sqlite3.connect(self.var / "db.sqlite3", timeout=30)
+        try:
+            return connection.execute(sql, params).fetchone()[0]
+        finally:
+            connection.close()
 
     def start_worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
         log = self.root / f"{name}.log"
@@ -310,12 +328,13 @@ def test_worker_killed_mid_run_completes_with_identical_scores(site, tmp_path):
     try:
         total_chunks = 3 * (600 // 60)
 
+        statistics, test_sets = SegmentStatistics._meta.db_table, TestSet._meta.db_table
+
         def stored() -> int:
-            return int(
-                site.shell(
-                    "from metrics.models import SegmentStatistics as S;"
-                    "print(S.objects.filter(test_set__name='killed').count())"
-                )
+            return site.count(
+                f"SELECT COUNT(*) FROM {statistics} s JOIN {test_sets} t ON s.test_set_id = t.id "
+                "WHERE t.name = ?",
+                "killed",
             )
 
         wait_for(lambda: stored() >= 4, 120, "the first chunks")
