@@ -26,6 +26,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from evaltrans.corpora.models import TestSet
+from evaltrans.errors import RETRY_AFTER_S
 from evaltrans.roles import admin_required
 from evaltrans.spreadsheets import spreadsheet_safe
 
@@ -74,7 +75,6 @@ logger = logging.getLogger(__name__)
 # screen token makes a repeated submission change nothing.
 DATABASE_FAULTS = (DatabaseError, InterfaceError)
 SAVE_FAILED = "Could not save: the database is unavailable. The answer was not stored."
-RETRY_AFTER_S = 2
 
 
 def _own_assignment(request: HttpRequest, pk: int) -> Assignment:

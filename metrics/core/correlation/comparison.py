@@ -213,7 +213,7 @@ class _SwapTester:
         self.epsilon = options["epsilon"]
         self.weighted = options["weighted"]
         self.cache: dict[tuple[int, int], Segments] = {}
-        self.units: dict[tuple[int, float | None], tuple[PairCounts, FloatArray]] = {}
+        self.units: dict[tuple[tuple[int, int], float | None], tuple[PairCounts, FloatArray]] = {}
 
     def _segments(self, i: int, j: int) -> Segments:
         if (i, j) not in self.cache:
@@ -241,11 +241,12 @@ class _SwapTester:
         return self._mean(count(segments, epsilon=epsilon, cell_weights=weights))
 
     def _both_hybrids(
-        self, segments: Segments, hybrid1: FloatArray, bits: FloatArray, eps: float | None
+        self, pair: tuple[int, int], hybrid1: FloatArray, bits: FloatArray, eps: float | None
     ) -> tuple[FloatArray, FloatArray]:
         """Hybrid 1 counted; hybrid 2 (weights 1 - w) derived from it, which halves the work."""
+        segments = self._segments(*pair)
         epsilon = None if eps is None else np.array([eps])
-        key = (id(segments), eps)  # segments live in self.cache: their ids are stable
+        key = (pair, eps)
         if key not in self.units:
             self.units[key] = (
                 count(segments, epsilon=epsilon),
@@ -274,7 +275,7 @@ class _SwapTester:
                 eps_i = None if self.epsilon is None else float(self.epsilon[i])
                 eps_j = None if self.epsilon is None else float(self.epsilon[j])
                 if eps_i == eps_j and self.name in COMPLEMENT_COEFFICIENTS:
-                    values_1, values_2 = self._both_hybrids(segments, hybrid1, bits64, eps_i)
+                    values_1, values_2 = self._both_hybrids((i, j), hybrid1, bits64, eps_i)
                 else:  # each hybrid keeps the ε of the measure whose role it plays
                     if hybrid2 is None:
                         hybrid2 = kernel_weights(layout, np.concatenate([1 - w, w], axis=2))
