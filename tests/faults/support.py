@@ -22,6 +22,25 @@ import pytest
 
 PROJECT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
+
+
+def celery_worker_command(name: str, concurrency: int) -> list[str]:
+    """A real Celery worker of the project, quiet towards other workers (the tests' own)."""
+    return [
+        CELERY,
+        "-A",
+        "evaltrans",
+        "worker",
+        "--loglevel=INFO",
+        "-n",
+        f"{name}@%h",
+        f"--concurrency={concurrency}",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
+
+
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 
 _DATABASE_URL = os.environ.get("DATABASE_URL", "")
@@ -75,23 +94,7 @@ class Processes:
         return process
 
     def worker(self, name: str, concurrency: int = 2, **env: str) -> subprocess.Popen:
-        return self._start(
-            name,
-            [
-                CELERY,
-                "-A",
-                "evaltrans",
-                "worker",
-                "--loglevel=INFO",
-                "-n",
-                f"{name}@%h",
-                f"--concurrency={concurrency}",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ],
-            **env,
-        )
+        return self._start(name, celery_worker_command(name, concurrency), **env)
 
     def web(self, port: int) -> subprocess.Popen:
         # gunicorn as in production: one sync worker keeps its database connection between

@@ -32,6 +32,7 @@ import pytest
 from evaltrans.corpora.models import TestSet
 from metrics.core import get_metric
 from metrics.models import SegmentStatistics
+from tests.faults.support import celery_worker_command
 
 pytestmark = pytest.mark.worker
 
@@ -169,20 +170,7 @@ class Site:
     def start_worker(self, name: str, concurrency: int = 1) -> subprocess.Popen:
         log = self.root / f"{name}.log"
         process = subprocess.Popen(
-            [
-                CELERY,
-                "-A",
-                "evaltrans",
-                "worker",
-                "--loglevel=INFO",
-                "-n",
-                f"{name}@%h",
-                f"--concurrency={concurrency}",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                f"--logfile={log}",
-            ],
+            [*celery_worker_command(name, concurrency), f"--logfile={log}"],
             cwd=PROJECT,
             env=self.env,
             stdout=subprocess.DEVNULL,
