@@ -23,17 +23,22 @@ from scipy.stats import t as student_t
 from ..resampling import DEFAULT_SEED
 from ._layout import as_inputs, coefficient_for, grouped, valid_cells
 from ._pairs import (
-    COMPLEMENT_COEFFICIENTS,
     PairCounts,
     Segments,
-    complement_counts,
     count,
     kernel_weights,
     pair_values,
     partner_counts,
     prepare,
+    raw_counts,
 )
-from ._permutation import pearson_draws
+from ._permutation import (
+    HYBRID_CODES,
+    doubled_layout,
+    hybrid_linear_terms,
+    hybrid_means,
+    pearson_draws,
+)
 from ._values import aggregate, group_values, pearson_exact
 from .coefficients import KENDALL_FAMILY
 from .core import resolve_options
@@ -197,7 +202,9 @@ class _SwapTester:
     Each cell appears twice, once with z_i and once with z_j; hybrid 1 of a draw weighs the
     z_i copy with the draw's bit and the z_j copy with its complement, hybrid 2 the opposite.
     Two copies of one cell never both weigh 1, so the weighted counts are exactly those of the
-    hybrid, and every draw of a block is one column of the kernel's weight matrix.
+    hybrid, and every draw of a block is one column of the kernel's weight matrix. For the
+    coefficients of :data:`._permutation.HYBRID_CODES` hybrid 2 is derived from hybrid 1
+    (:func:`._permutation.hybrid_means`), which halves the counting.
     """
 
     def __init__(
@@ -213,26 +220,36 @@ class _SwapTester:
         self.epsilon = options["epsilon"]
         self.weighted = options["weighted"]
         self.cache: dict[tuple[int, int], Segments] = {}
-        self.units: dict[tuple[tuple[int, int], float | None], tuple[PairCounts, FloatArray]] = {}
+        self.units: dict[tuple[tuple[int, int], float | None], tuple[FloatArray, FloatArray]] = {}
+        # Per-group orders of each measure's scores and of the human scores, shared by pairs.
+        self.orders = np.argsort(mx, axis=2, kind="stable")
+        self.hy_order = np.argsort(hy, axis=1, kind="stable")
 
     def _segments(self, i: int, j: int) -> Segments:
         if (i, j) not in self.cache:
             mask = self.valid[i] & self.valid[j]
             zi, zj = _zscore(self.mx[i], mask), _zscore(self.mx[j], mask)
-            doubled = np.concatenate([zi, zj], axis=1)[None]
-            self.cache[(i, j)] = prepare(
-                np.concatenate([self.hy, self.hy], axis=1),
-                doubled,
-                np.concatenate([mask, mask], axis=1)[None],
-                threshold=self.threshold,
-            )
+            groups, length = self.hy.shape
+            if self.threshold is None:
+                seg_start, x, yrank, ny_seg, cell = doubled_layout(
+                    zi, zj, self.orders[i], self.orders[j], self.hy, self.hy_order, mask
+                )
+                cut = np.zeros(x.shape[0], dtype=np.int64)
+                segments = Segments(
+                    1, groups, 2 * length, seg_start, x, yrank, ny_seg, cell, cut, False
+                )
+            else:  # Kendall-like needs each cell's threshold cut: the general preparation
+                segments = prepare(
+                    np.concatenate([self.hy, self.hy], axis=1),
+                    np.concatenate([zi, zj], axis=1)[None],
+                    np.concatenate([mask, mask], axis=1)[None],
+                    threshold=self.threshold,
+                )
+            self.cache[(i, j)] = segments
         return self.cache[(i, j)]
 
     def _mean(self, counts: PairCounts) -> FloatArray:
         values, n = pair_values(self.name, counts)
-        # One memory layout for counted and derived values: numpy's pairwise sum depends on it,
-        # and identical hybrids must give bit-identical means.
-        values, n = np.ascontiguousarray(values), np.ascontiguousarray(n)
         mean = aggregate(values, n, weighted=self.weighted)[0][:, 0]
         return np.where(np.isfinite(mean), mean, 0.0)
 
@@ -241,21 +258,30 @@ class _SwapTester:
         return self._mean(count(segments, epsilon=epsilon, cell_weights=weights))
 
     def _both_hybrids(
-        self, pair: tuple[int, int], hybrid1: FloatArray, bits: FloatArray, eps: float | None
+        self,
+        pair: tuple[int, int],
+        hybrid1: FloatArray,
+        bits: FloatArray,
+        eps: float | None,
     ) -> tuple[FloatArray, FloatArray]:
-        """Hybrid 1 counted; hybrid 2 (weights 1 - w) derived from it, which halves the work."""
+        """Hybrid 1 counted; hybrid 2 (weights 1 - w) derived from it (``bits``: (G, B, L))."""
         segments = self._segments(*pair)
         epsilon = None if eps is None else np.array([eps])
         key = (pair, eps)
         if key not in self.units:
+            groups, length = self.hy.shape
             self.units[key] = (
-                count(segments, epsilon=epsilon),
-                partner_counts(segments, epsilon),
+                raw_counts(segments, epsilon, kernel_weights(segments, None)),
+                partner_counts(segments, epsilon)[0].reshape(groups, 2, length, 3),
             )
         units, partners = self.units[key]
-        counts = count(segments, epsilon=epsilon, cell_weights=hybrid1)
-        other = complement_counts(counts, units, partners, bits)
-        return self._mean(counts), self._mean(other)
+        return hybrid_means(
+            raw_counts(segments, epsilon, hybrid1, distinct_x=False),
+            units,
+            hybrid_linear_terms(partners, bits),
+            HYBRID_CODES[self.name],
+            bool(self.weighted),
+        )
 
     def draws(
         self, pairs: list[tuple[int, int]], bits: npt.NDArray[np.uint8]
@@ -274,7 +300,7 @@ class _SwapTester:
                 segments = self._segments(i, j)
                 eps_i = None if self.epsilon is None else float(self.epsilon[i])
                 eps_j = None if self.epsilon is None else float(self.epsilon[j])
-                if eps_i == eps_j and self.name in COMPLEMENT_COEFFICIENTS:
+                if eps_i == eps_j and self.name in HYBRID_CODES:
                     values_1, values_2 = self._both_hybrids((i, j), hybrid1, bits64, eps_i)
                 else:  # each hybrid keeps the ε of the measure whose role it plays
                     if hybrid2 is None:

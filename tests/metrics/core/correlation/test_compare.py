@@ -307,37 +307,93 @@ def test_williams_with_shared_cells_equals_the_per_pair_computation():
         np.testing.assert_allclose(fast, slow, atol=1e-12)
 
 
-@pytest.mark.parametrize("epsilon", [None, 0.5])
-@pytest.mark.parametrize("groups", [1, 4])
-def test_hybrid_two_counts_derived_from_hybrid_one_equal_the_counted_ones(epsilon, groups):
-    from metrics.core.correlation._pairs import (
-        complement_counts,
-        count,
-        kernel_weights,
-        partner_counts,
-        prepare,
-    )
-
-    rng = np.random.default_rng(7)
+def _doubled_pair(groups: int, seed: int = 7):
+    """Human scores and two measures with ties in x and y, some cells unusable."""
+    rng = np.random.default_rng(seed)
     length = 9
     hy = rng.integers(0, 3, (groups, length)).astype(float)
-    zi, zj = rng.integers(0, 4, (2, groups, length)) / 2.0  # ties in x and in y
+    raw_i, raw_j = rng.integers(0, 4, (2, groups, length)) / 2.0
     mask = rng.random((groups, length)) > 0.2
+    zi, zj = comparison._zscore(raw_i, mask), comparison._zscore(raw_j, mask)
+    u = rng.integers(0, 2, (30, groups, length)).astype(np.float32)
+    return hy, raw_i, raw_j, zi, zj, mask, u
+
+
+@pytest.mark.parametrize("groups", [1, 4])
+def test_doubled_layout_counts_as_the_general_preparation(groups):
+    from metrics.core.correlation._pairs import count, kernel_weights, prepare
+    from metrics.core.correlation._permutation import doubled_layout
+
+    hy, raw_i, raw_j, zi, zj, mask, u = _doubled_pair(groups)
+    general = prepare(
+        np.concatenate([hy, hy], axis=1),
+        np.concatenate([zi, zj], axis=1)[None],
+        np.concatenate([mask, mask], axis=1)[None],
+    )
+    seg_start, x, yrank, ny_seg, cell = doubled_layout(
+        zi,
+        zj,
+        np.argsort(raw_i, axis=1, kind="stable"),
+        np.argsort(raw_j, axis=1, kind="stable"),
+        hy,
+        np.argsort(hy, axis=1, kind="stable"),
+        mask,
+    )
+    np.testing.assert_array_equal(seg_start, general.seg_start)
+    np.testing.assert_array_equal(x, general.x)
+    np.testing.assert_array_equal(ny_seg, general.ny_seg)
+    merged = comparison.Segments(
+        1, groups, 18, seg_start, x, yrank, ny_seg, cell, np.zeros(x.size, np.int64), False
+    )
+    weights = np.concatenate([u, 1 - u], axis=2)
+    for eps in (None, np.array([0.5])):
+        a = count(general, epsilon=eps, cell_weights=kernel_weights(general, weights))
+        b = count(merged, epsilon=eps, cell_weights=kernel_weights(merged, weights))
+        for name in ("concordant", "discordant", "tied_x", "tied_y", "tied_both", "distinct_x"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name), name)
+
+
+@pytest.mark.parametrize("epsilon", [None, 0.5])
+@pytest.mark.parametrize("groups", [1, 4])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_hybrid_two_derived_from_hybrid_one_equals_the_counted_one(epsilon, groups, weighted):
+    from metrics.core.correlation._pairs import (
+        count,
+        kernel_weights,
+        pair_values,
+        partner_counts,
+        prepare,
+        raw_counts,
+    )
+    from metrics.core.correlation._permutation import (
+        HYBRID_CODES,
+        hybrid_linear_terms,
+        hybrid_means,
+    )
+    from metrics.core.correlation._values import aggregate
+
+    hy, _, _, zi, zj, mask, u = _doubled_pair(groups)
     segments = prepare(
         np.concatenate([hy, hy], axis=1),
         np.concatenate([zi, zj], axis=1)[None],
         np.concatenate([mask, mask], axis=1)[None],
     )
     eps = None if epsilon is None else np.array([epsilon])
-    u = rng.integers(0, 2, (30, groups, length)).astype(np.float32)
     first = kernel_weights(segments, np.concatenate([u, 1 - u], axis=2))
     second = kernel_weights(segments, np.concatenate([1 - u, u], axis=2))
-    counted = count(segments, epsilon=eps, cell_weights=second)
-    derived = complement_counts(
-        count(segments, epsilon=eps, cell_weights=first),
-        count(segments, epsilon=eps),
-        partner_counts(segments, eps),
-        np.ascontiguousarray(u.transpose(1, 0, 2), dtype=np.float64),
-    )
-    for name in ("concordant", "discordant", "tied_x", "tied_y", "tied_both", "pairs"):
-        np.testing.assert_array_equal(getattr(derived, name), getattr(counted, name), name)
+    for name, code in HYBRID_CODES.items():
+        mean_1, mean_2 = hybrid_means(
+            raw_counts(segments, eps, first),
+            raw_counts(segments, eps, kernel_weights(segments, None)),
+            hybrid_linear_terms(
+                partner_counts(segments, eps)[0].reshape(groups, 2, 9, 3),
+                u.transpose(1, 0, 2).astype(np.float64),
+            ),
+            code,
+            weighted,
+        )
+        for weights, derived in ((first, mean_1), (second, mean_2)):
+            values, n = pair_values(name, count(segments, epsilon=eps, cell_weights=weights))
+            counted = aggregate(values, n, weighted=weighted)[0][:, 0]
+            counted = np.where(np.isfinite(counted), counted, 0.0)
+            np.testing.assert_allclose(derived, counted, rtol=0, atol=1e-14, err_msg=name)
