@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evaltrans.corpora.models import TestSet
 from judging.humanscores.selectors import HumanSourceError, human_source_by_name
 from metrics.core.correlation import COEFFICIENTS, GROUPINGS, format_value
 from metrics.core.human_scores import WEIGHTING_CHOICES
@@ -38,6 +39,41 @@ UNKNOWN_ASPECT = "{name!r} has no aspect {aspect!r} (it has: {known})"
 
 def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def resolve_inputs(options: dict[str, Any]) -> tuple[Any, str, TestSet, MetricRun | None]:
+    """The human source, its aspect, the test set and the run (if ``--run``) the options name.
+
+    Shared by the commands that correlate a measure with the humans; raises
+    :class:`MetaEvaluationError` with one line for a name, aspect or test set that is wrong.
+    """
+    source = human_source_by_name(name=options["human"])
+    if not source.records:
+        raise MetaEvaluationError(NO_JUDGMENTS.format(name=source.name))
+    aspect = options["aspect"] or source.score_aspects[0]
+    if aspect not in source.score_aspects:
+        raise MetaEvaluationError(
+            UNKNOWN_ASPECT.format(
+                name=source.name, aspect=aspect, known=", ".join(source.score_aspects)
+            )
+        )
+    run = None
+    if options.get("run") is not None:
+        run = MetricRun.objects.select_related("test_set").filter(pk=options["run"]).first()
+        if run is None:
+            raise MetaEvaluationError(NO_RUN.format(pk=options["run"]))
+        test_set = run.test_set
+    else:
+        test_set = testset_by_name(name=options["test_set"])
+        if test_set is None:
+            raise MetaEvaluationError(NO_TEST_SET.format(name=options["test_set"]))
+    if source.test_set is not None and source.test_set.pk != test_set.pk:
+        raise MetaEvaluationError(
+            OTHER_TEST_SET.format(
+                human=source.name, theirs=str(source.test_set), ours=str(test_set)
+            )
+        )
+    return source, aspect, test_set, run
 
 
 class Command(BaseCommand):
@@ -92,32 +128,7 @@ class Command(BaseCommand):
             self.stdout.write(format_table(table))
 
     def _table(self, options: dict[str, Any]) -> CorrelationTable:
-        source = human_source_by_name(name=options["human"])
-        if not source.records:
-            raise MetaEvaluationError(NO_JUDGMENTS.format(name=source.name))
-        aspect = options["aspect"] or source.score_aspects[0]
-        if aspect not in source.score_aspects:
-            raise MetaEvaluationError(
-                UNKNOWN_ASPECT.format(
-                    name=source.name, aspect=aspect, known=", ".join(source.score_aspects)
-                )
-            )
-        run = None
-        if options["run"] is not None:
-            run = MetricRun.objects.select_related("test_set").filter(pk=options["run"]).first()
-            if run is None:
-                raise MetaEvaluationError(NO_RUN.format(pk=options["run"]))
-            test_set = run.test_set
-        else:
-            test_set = testset_by_name(name=options["test_set"])
-            if test_set is None:
-                raise MetaEvaluationError(NO_TEST_SET.format(name=options["test_set"]))
-        if source.test_set is not None and source.test_set.pk != test_set.pk:
-            raise MetaEvaluationError(
-                OTHER_TEST_SET.format(
-                    human=source.name, theirs=str(source.test_set), ours=str(test_set)
-                )
-            )
+        source, aspect, test_set, run = resolve_inputs(options)
         human = human_side(
             source=source,
             aspect=aspect,
