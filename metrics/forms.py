@@ -127,7 +127,8 @@ class RunForm(forms.Form):
 
     def measure_groups(self) -> list[dict[str, Any]]:
         """For the template: each measure with its description and option fields;
-        ``has_errors`` opens the measures whose options were refused."""
+        ``has_errors`` opens the measures whose options were refused; ``unavailable`` says
+        why the measure cannot run here at its defaults (what to install), or None."""
         groups = []
         for name, measure in METRICS.items():
             fields = [
@@ -142,6 +143,7 @@ class RunForm(forms.Form):
                     "higher_is_better": measure.higher_is_better,
                     "fields": fields,
                     "has_errors": any(field.errors for _, field in fields),
+                    "unavailable": measure.unavailable_reason(),
                 }
             )
         return groups

@@ -318,6 +318,12 @@ class Measure(abc.ABC):
         return dict(self.values)
 
     @classmethod
+    def unavailable_reason(cls, values: dict[str, Any] | None = None) -> str | None:
+        """Why the measure cannot run here with ``values`` (default: its defaults), with what
+        to install; None when it can. Only measures with optional dependencies override it."""
+        return None
+
+    @classmethod
     def describe(cls) -> dict[str, Any]:
         return {
             "name": cls.name,

@@ -108,6 +108,29 @@ def test_form_errors_are_shown_and_nothing_is_stored(admin_client):
     assert MetricRun.objects.count() == 0
 
 
+def test_a_measure_missing_its_parser_is_marked_and_a_run_of_it_is_refused(
+    admin_client, monkeypatch
+):
+    from metrics.core.edpm import parsing
+
+    reason = "EDPM needs spaCy, which is not installed; install it with: pip install spacy==x"
+    monkeypatch.setattr(
+        parsing, "unavailable_reason", lambda model, version="": reason if model else None
+    )
+    test_set = make_test_set()
+    page = admin_client.get(reverse("metrics:run_create") + f"?test_set={test_set.pk}")
+    text = page.content.decode()
+    assert 'data-unavailable="edpm"' in text and "pip install spacy==x" in text
+    assert 'data-unavailable="bleu"' not in text
+    systems = list(test_set.systems.values_list("pk", flat=True))
+    response = admin_client.post(
+        reverse("metrics:run_create"),
+        {"test_set": test_set.pk, "systems": systems, "measures": ["edpm"]},
+    )
+    assert response.status_code == 200 and "pip install spacy==x" in response.content.decode()
+    assert MetricRun.objects.count() == 0
+
+
 def test_broker_down_message_on_start(admin_client):
     test_set = make_test_set()
     refused = KombuOperationalError("Connection refused")
