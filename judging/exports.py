@@ -20,6 +20,8 @@ numbers the human-score pages normalize with.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import statistics
 from collections import defaultdict
@@ -121,3 +123,89 @@ def _printed_stats(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]
 def _r(value: float) -> str:
     """A number as R's ``print`` shows it by default (7 significant digits)."""
     return f"{value:.7g}" if math.isfinite(value) else "NA"
+
+
+# ---------------------------------------------------------------- relative ranking
+
+WMT_RANKING_SLOTS = 5
+"""WMT's ranking files have five candidate slots; a screen with fewer leaves the rest blank."""
+WMT_RANKING_HEADER = (
+    "srclang",
+    "trglang",
+    "srcIndex",
+    "documentId",
+    "segmentId",
+    "judgeId",
+    *(
+        name
+        for slot in range(1, WMT_RANKING_SLOTS + 1)
+        for name in (f"system{slot}Number", f"system{slot}Id")
+    ),
+    *(f"system{slot}rank" for slot in range(1, WMT_RANKING_SLOTS + 1)),
+)
+
+
+def campaign_wmt_ranking_export(*, campaign: Campaign) -> str:
+    """A ranking campaign as WMT's relative-ranking CSV (``wmt12.RNK_results.txt``, and the
+    ``srclang,trglang,srcIndex,…`` files Appraise wrote for WMT 2013-2016): one row per judge
+    and screen, with the columns of :data:`WMT_RANKING_HEADER`.
+
+    ``srclang``/``trglang`` are the test set's language codes; ``srcIndex`` the segment's
+    1-based position; ``documentId``/``segmentId`` its document and segment ids; ``judgeId``
+    the judge's user name. Slot *k* is the *k*-th candidate as the judge saw it:
+    ``systemkNumber`` the system's 1-based place among the campaign's systems (names sorted),
+    ``systemkId`` its name and ``systemkrank`` the rank given (1 best). A candidate that stands
+    for several systems (identical outputs) names them joined by ``+``, as Appraise did for
+    WMT16's collapsed outputs; unused slots are blank with rank ``-1`` (WMT's "left blank").
+    Planted repeats are rows like the others (WMT's files kept them too; intra-annotator
+    agreement is computed from them).
+    """
+    rows = [
+        row
+        for row in campaign_judgment_rows(campaign=campaign)
+        if row["protocol"] == Campaign.Protocol.RANKING
+    ]
+    names = sorted(
+        {row["system"] for row in rows} | set(campaign.systems.values_list("name", flat=True))
+    )
+    number = {name: str(place) for place, name in enumerate(names, start=1)}
+    screens: dict[tuple[str, int], dict[int, dict[str, Any]]] = defaultdict(dict)
+    for row in rows:
+        slot = screens[(row["judge"], row["screen"])].setdefault(
+            row["item"], {**row, "systems": []}
+        )
+        slot["systems"].append(row["system"])
+    test_set = campaign.test_set
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(WMT_RANKING_HEADER)
+    for (judge, _screen), items in sorted(screens.items(), key=_screen_order):
+        shown = sorted(items.values(), key=lambda slot: slot["position"])
+        first = shown[0]
+        pairs, ranks = [], []
+        for slot in shown[:WMT_RANKING_SLOTS]:
+            systems = sorted(slot["systems"])
+            pairs += ["+".join(number[name] for name in systems), "+".join(systems)]
+            ranks.append(str(slot["score"]))
+        for _ in range(WMT_RANKING_SLOTS - len(ranks)):
+            pairs += ["", ""]
+            ranks.append("-1")
+        writer.writerow(
+            [
+                test_set.source_lang,
+                test_set.target_lang,
+                str(first["segment_index"] + 1),
+                first["doc_id"],
+                first["seg_id"],
+                judge,
+                *pairs,
+                *ranks,
+            ]
+        )
+    return buffer.getvalue()
+
+
+def _screen_order(entry: tuple[tuple[str, int], dict[int, dict[str, Any]]]) -> tuple:
+    (judge, screen), items = entry
+    first = next(iter(items.values()))
+    return (first["segment_index"], judge, screen)

@@ -13,8 +13,15 @@ from evaltrans.corpora.models import Reference, TestSet
 from evaltrans.roles import JUDGES_GROUP
 
 from .models import Campaign
-from .scales import DA_ASPECTS, DA_BASES, da_scales, default_scales, scale_validate
-from .services.campaigns import DA_BAD_REFERENCE_SHARE, PROTOCOL_DEFAULTS
+from .scales import (
+    DA_ASPECTS,
+    DA_BASES,
+    da_scales,
+    default_scales,
+    ranking_scales,
+    scale_validate,
+)
+from .services.campaigns import DA_BAD_REFERENCE_SHARE, PROTOCOL_DEFAULTS, RANKING_PER_SCREEN
 
 ERROR_SCALES_JSON = "The scales must be a JSON list of scales: {error}"
 ERROR_SCALE = "Scale {number}: {error}"
@@ -32,8 +39,9 @@ MAX_ACTIVE_MS = 3_600_000
 
 class CampaignForm(forms.Form):
     """A new campaign. The protocol decides where the scales come from: the JSON of ``scales``
-    (categorical), or the direct-assessment options (WMT's 0-100 sliders); options of the
-    other protocol are dropped, so ``cleaned_data`` holds exactly ``campaign_create``'s
+    (categorical), the direct-assessment options (WMT's 0-100 sliders) or the ranking options
+    (the 1-5 rank, with or without the reference; candidates per screen); options of the
+    other protocols are dropped, so ``cleaned_data`` holds exactly ``campaign_create``'s
     arguments."""
 
     name = forms.CharField(max_length=200)
@@ -62,6 +70,20 @@ class CampaignForm(forms.Form):
         label="Share of bad references",
         help_text="0 to 0.5 of each judge's candidates come back later degraded (a phrase "
         "replaced by one from another sentence); WMT: 10 per 70 candidates (0.14).",
+    )
+    candidates_per_screen = forms.IntegerField(
+        min_value=2,
+        max_value=RANKING_PER_SCREEN,
+        initial=RANKING_PER_SCREEN,
+        required=False,
+        label="Candidates per screen",
+        help_text="2 to 5 outputs of one source ranked side by side (WMT 2012–2016: 5).",
+    )
+    ranking_reference = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Show the reference while ranking",
+        help_text="WMT showed source and reference; without it, judges rank against the source.",
     )
     systems = forms.ModelMultipleChoiceField(
         queryset=None, widget=forms.CheckboxSelectMultiple, required=False
@@ -159,7 +181,13 @@ class CampaignForm(forms.Form):
         cleaned = super().clean()
         aspects = cleaned.pop("da_aspects", None) or []
         basis = cleaned.pop("da_basis", None) or "source"
-        if cleaned.get("protocol") == Campaign.Protocol.DIRECT_ASSESSMENT:
+        per_screen = cleaned.pop("candidates_per_screen", None)
+        with_reference = cleaned.pop("ranking_reference", False)
+        if cleaned.get("protocol") == Campaign.Protocol.RANKING:
+            cleaned["scales"] = ranking_scales(reference=with_reference)
+            cleaned["bad_reference_share"] = None
+            cleaned["candidates_per_screen"] = per_screen or RANKING_PER_SCREEN
+        elif cleaned.get("protocol") == Campaign.Protocol.DIRECT_ASSESSMENT:
             if not aspects:
                 self.add_error("da_aspects", ERROR_NO_DA_ASPECTS)
             elif basis in DA_BASES:

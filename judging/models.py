@@ -1,12 +1,12 @@
 """Human judging: campaigns, the items they judge, assignments of items to judges, judgments.
 
-A campaign judges with one *protocol* (categorical levels, or WMT direct assessment on 0-100
-sliders; ranking, MQM/ESA error spans and post-editing are to come as further protocols on the
-same items, assignments, QC, timing and exports). A judgment's protocol is its campaign's: a
-judgment belongs to exactly one campaign (AssignedItem → Assignment → Campaign, none of them
-nullable) and a campaign's protocol is fixed at creation, so a per-judgment copy could only
-ever repeat it or contradict it. Exports write it on every row; a judgment reused in another
-campaign is reused only between aspects of the same kind (levels or slider) and levels.
+A campaign judges with one *protocol*: categorical levels, WMT direct assessment on 0-100
+sliders, or relative ranking (2-5 candidates of one source side by side, each ranked 1-5);
+MQM/ESA error spans and post-editing are to come as further protocols on the same items,
+assignments, QC, timing and exports. A campaign's protocol is fixed at creation, and every
+judgment stores the protocol that produced it (``Judgment.protocol``): exports write it on
+every row, and a judgment is reused in another campaign only when it was made under that
+campaign's protocol (a rank means nothing outside the screen it was given on).
 
 Campaign → Aspect (the scale, as data)
 Campaign → Item (one distinct (segment, text) pair; stands for every system with that output)
@@ -61,11 +61,12 @@ class Campaign(models.Model):
         TOGETHER = "together", "All aspects at once"
 
     class Protocol(models.TextChoices):
-        """How judges score. Ranking, MQM/ESA error spans and post-editing are to come as
-        further values (``ranking``, ``mqm``, ``esa``, ``post-edit``) on the same machinery."""
+        """How judges score. MQM/ESA error spans and post-editing are to come as further
+        values (``mqm``, ``esa``, ``post-edit``) on the same machinery."""
 
         CATEGORICAL = "categorical", "Categorical levels (LDC fluency and adequacy)"
         DIRECT_ASSESSMENT = "direct-assessment", "Direct assessment (0–100 slider, WMT)"
+        RANKING = "ranking", "Relative ranking (2–5 candidates ranked 1–5, WMT)"
 
     name = models.CharField(max_length=200, unique=True)
     protocol = models.CharField(
@@ -91,6 +92,12 @@ class Campaign(models.Model):
     )
     presentation = models.CharField(
         max_length=16, choices=Presentation.choices, default=Presentation.SINGLE
+    )
+    candidates_per_screen = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(2), MaxValueValidator(5)],
+        help_text="Relative ranking: at most this many candidates of one source per screen "
+        "(WMT 2012-2016: 5).",
     )
     aspect_order = models.CharField(
         max_length=16, choices=AspectOrder.choices, default=AspectOrder.SEQUENTIAL
@@ -157,6 +164,11 @@ class Campaign(models.Model):
                 condition=models.Q(bad_reference_share__gte=0)
                 & models.Q(bad_reference_share__lte=0.5),
                 name="campaign_bad_reference_share_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(candidates_per_screen__gte=2)
+                & models.Q(candidates_per_screen__lte=5),
+                name="campaign_candidates_per_screen_range",
             ),
         ]
 
@@ -322,6 +334,13 @@ class Judgment(models.Model):
         AssignedItem, on_delete=models.CASCADE, related_name="judgments"
     )
     aspect = models.ForeignKey(Aspect, on_delete=models.CASCADE, related_name="judgments")
+    protocol = models.CharField(
+        max_length=32,
+        choices=Campaign.Protocol.choices,
+        default=Campaign.Protocol.CATEGORICAL,
+        help_text="The protocol that produced the score (for ranking, ``score`` is the rank: "
+        "1 best).",
+    )
     score = models.IntegerField()
     active_ms = models.PositiveIntegerField(default=0)
     revision_count = models.PositiveIntegerField(default=0)

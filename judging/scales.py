@@ -86,6 +86,27 @@ DA_FLUENCY = {
 DA_ASPECTS = ("adequacy", "fluency")
 DA_BASES = ("source", "reference")
 
+# Relative ranking (WMT 2007-2016): each candidate of a screen gets a rank from 1 (best) to 5
+# (worst), ties allowed; the digit keys give the rank. ``perfect`` (the reference level) is 1.
+RANK_BEST = 1
+RANK_WORST = 5
+RANK_NAME = "rank"
+RANK = {
+    "name": RANK_NAME,
+    "label": "Rank",
+    "question": "Rank the translations from best (1) to worst (5); ties are allowed.",
+    "needs_reference": True,
+    "kind": KIND_LEVELS,
+    "levels": [
+        {"value": 1, "text": "Best"},
+        {"value": 2, "text": "2nd"},
+        {"value": 3, "text": "3rd"},
+        {"value": 4, "text": "4th"},
+        {"value": 5, "text": "Worst"},
+    ],
+    "perfect": RANK_BEST,
+}
+
 # Digit keys pick a level, so a scale has at most ten levels, with values 0..9.
 MAX_LEVELS = 10
 # Lengths of the Aspect columns that store a scale (judging.models.Aspect).
@@ -129,6 +150,19 @@ def da_scales(
     chosen = [DA_FLUENCY] if "fluency" in aspects else []
     chosen += [adequacy] if "adequacy" in aspects else []
     return [copy.deepcopy(scale) for scale in chosen]
+
+
+def ranking_scales(*, reference: bool = True) -> list[dict[str, Any]]:
+    """The one scale of a ranking campaign: ranks 1 (best) to 5 (worst), ties allowed, judged
+    with the reference shown (WMT 2012-2016) or without it (a fresh copy)."""
+    scale = copy.deepcopy(RANK)
+    scale["needs_reference"] = reference
+    return [scale]
+
+
+def is_rank_scale(scale: dict[str, Any]) -> bool:
+    """Whether a (cleaned) scale is the ranking scale, with or without the reference."""
+    return {**scale, "needs_reference": True} == {**RANK, "needs_reference": True}
 
 
 def scale_range(scale: dict[str, Any]) -> tuple[int, int]:

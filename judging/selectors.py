@@ -15,6 +15,17 @@ from evaltrans.corpora.models import Reference, Segment
 
 from .models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment
 from .qc import JudgeQuality, judge_quality
+from .ranking import (
+    Comparison,
+    PairKappa,
+    RankedCandidate,
+    SystemWins,
+    WinTable,
+    comparisons_from_ranking,
+    pairwise_kappa,
+    system_wins,
+    win_table,
+)
 from .tokens import screen_token_new
 
 # Segments before and after the current one shown as document context.
@@ -164,6 +175,11 @@ class Screen:
     @property
     def has_slider(self) -> bool:
         return any(aspect.is_slider for aspect in self.aspects)
+
+    @property
+    def is_ranking(self) -> bool:
+        """A relative-ranking screen: its candidates side by side, each ranked 1-5."""
+        return self.campaign.protocol == Campaign.Protocol.RANKING
 
     @property
     def next_stage(self) -> str:
@@ -472,7 +488,8 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
     come with ``reused`` true; planted repeats with ``is_repeat`` true (drop them for scores,
     keep them for intra-judge consistency); bad references (kind ``bad_reference``) belong to
     the systems of the candidate they degrade, named by ``original_item``. Every row carries
-    the campaign's ``protocol``."""
+    the ``protocol`` that produced the judgment and the judge's ``screen`` (1-based, as in the
+    judging URLs; for ranking, the candidates ranked together share judge and screen)."""
     owners = _item_owners(campaign)
     fields = {
         "judge": "assigned_item__assignment__judge__username",
@@ -483,6 +500,9 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
         "created_at": "created_at",
         "updated_at": "updated_at",
         "revision_count": "revision_count",
+        "protocol": "protocol",
+        "screen": "assigned_item__screen",
+        "position": "assigned_item__position",
     }
     own = Judgment.objects.filter(assigned_item__assignment__campaign=campaign).values_list(
         "assigned_item__item_id", *fields.values()
@@ -517,7 +537,7 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
                         "item": item_id,
                         "kind": item["kind"],
                         "original_item": item["degraded_from_id"],
-                        "protocol": campaign.protocol,
+                        "protocol": judgment["protocol"],
                         "text": item["text"],
                         "judge": judgment["judge"],
                         "aspect": judgment["aspect"],
@@ -528,6 +548,8 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
                         "created_at": judgment["created_at"],
                         "updated_at": judgment["updated_at"],
                         "revised": judgment["revision_count"] > 0,
+                        "screen": judgment["screen"] + 1,
+                        "position": judgment["position"],
                     }
                 )
     rows.sort(key=lambda row: (row["segment_index"], row["system"], row["aspect"], row["judge"]))
@@ -590,3 +612,141 @@ def _levels(aspect: Aspect) -> dict[str, Any]:
         "perfect": aspect.perfect,
         "firstvalid": min(values),
     }
+
+
+# ---------------------------------------------------------------- relative ranking
+
+
+def campaign_ranking_comparisons(*, campaign: Campaign) -> list[Comparison]:
+    """Every pairwise comparison of a ranking campaign's judgments (``judging.ranking``): per
+    judge and screen, each pair of ranked candidates, each system of one against each system
+    of the other; planted repeats included and marked ``is_repeat`` (they count for
+    intra-judge agreement only). The segment id is the segment's ``seg_id`` (its 1-based
+    position without one), as in the human-score records. Empty for another protocol."""
+    if campaign.protocol != Campaign.Protocol.RANKING:
+        return []
+    owners = _item_owners(campaign)
+    rows = (
+        Judgment.objects.filter(
+            assigned_item__assignment__campaign=campaign, protocol=Campaign.Protocol.RANKING
+        )
+        .values_list(
+            "assigned_item__assignment_id",
+            "assigned_item__assignment__judge__username",
+            "assigned_item__screen",
+            "assigned_item__is_repeat",
+            "assigned_item__item_id",
+            "assigned_item__item__segment__seg_id",
+            "assigned_item__item__segment__index",
+            "score",
+        )
+        .order_by(
+            "assigned_item__assignment_id", "assigned_item__screen", "assigned_item__position"
+        )
+    )
+    screens: dict[tuple[int, int], list[Any]] = defaultdict(list)
+    for row in rows:
+        screens[(row[0], row[2])].append(row)
+    comparisons: list[Comparison] = []
+    for (assignment_id, screen), ranked in screens.items():
+        _, judge, _, is_repeat, _, seg_id, index, _ = ranked[0]
+        candidates = [
+            RankedCandidate(systems=tuple(sorted(owners[row[4]])), rank=row[7]) for row in ranked
+        ]
+        comparisons += comparisons_from_ranking(
+            candidates,
+            segment_id=seg_id or str(index + 1),
+            judge=judge,
+            is_repeat=is_repeat,
+            screen_key=f"{assignment_id}:{screen + 1}",
+        )
+    return comparisons
+
+
+def campaign_ranking_pairs(*, campaign: Campaign, ties: bool = False) -> list[Comparison]:
+    """The human pairwise preferences of a ranking campaign, for Kendall-style measures.
+
+    One record per judge's comparison of two systems on a segment: ``segment_id`` (the
+    segment's ``seg_id``, or its 1-based position), ``better`` and ``worse`` (system names;
+    the reference judged as a system under its label), ``judge`` and ``screen_key`` (which
+    ranking it comes from). Planted repeats are left out (a judge's second look at the same
+    screen is not a second preference). Ties are left out unless ``ties`` is true; a tie has
+    ``tie`` true and its two systems in name order as ``better``/``worse``.
+
+    WMT's segment-level Kendall's tau (WMT 2012-2016 metrics tasks) counts, over these
+    records, a metric concordant when it scores ``better`` above ``worse`` and discordant
+    when below; human ties are excluded there (``ties=False``, the default), and the metric's
+    own ties are the caller's choice. A pair judged by several judges appears once per judge,
+    as in WMT. Empty for a campaign of another protocol.
+    """
+    return [
+        comparison
+        for comparison in campaign_ranking_comparisons(campaign=campaign)
+        if not comparison.is_repeat and (ties or not comparison.tie)
+    ]
+
+
+@dataclass
+class RankingJudge:
+    """A judge's share of a ranking campaign."""
+
+    judge: str
+    rankings: int
+    comparisons: int
+    ties: int
+    repeats: int
+
+    @property
+    def tie_share(self) -> float | None:
+        return self.ties / self.comparisons if self.comparisons else None
+
+
+@dataclass
+class RankingWins:
+    """What the ranking campaign's panels show: Expected Wins per system (WMT 2013), the ratio
+    of wins (WMT 2012), the win table and the agreement of judges on pairs (WMT 2013 kappa)."""
+
+    systems: list[SystemWins]
+    table: WinTable
+    inter: PairKappa
+    intra: PairKappa
+    judges: list[RankingJudge]
+    comparisons: int
+    ties: int
+    rankings: int
+
+
+def ranking_wins_panel(*, campaign: Campaign) -> RankingWins:
+    """Expected Wins, win table and pairwise agreement of a ranking campaign (``judging.ranking``
+    has the formulas). Scores and the table use every judge's comparisons, planted repeats left
+    out; intra-judge agreement compares a repeat with its original."""
+    every = campaign_ranking_comparisons(campaign=campaign)
+    first_looks = [comparison for comparison in every if not comparison.is_repeat]
+    systems = set(campaign.systems.values_list("name", flat=True))
+    if campaign.reference_as_system:
+        systems.add(campaign.reference_as_system)
+    table = win_table(first_looks, systems)
+    per_judge: dict[str, RankingJudge] = {}
+    screens: dict[str, set[str]] = defaultdict(set)
+    repeats: dict[str, set[str]] = defaultdict(set)
+    for comparison in every:
+        row = per_judge.setdefault(comparison.judge, RankingJudge(comparison.judge, 0, 0, 0, 0))
+        if comparison.is_repeat:
+            repeats[comparison.judge].add(comparison.screen_key)
+            continue
+        screens[comparison.judge].add(comparison.screen_key)
+        row.comparisons += 1
+        row.ties += comparison.tie
+    for judge, row in per_judge.items():
+        row.rankings = len(screens[judge])
+        row.repeats = len(repeats[judge])
+    return RankingWins(
+        systems=system_wins(table),
+        table=table,
+        inter=pairwise_kappa(first_looks),
+        intra=pairwise_kappa(every, intra=True),
+        judges=sorted(per_judge.values(), key=lambda row: row.judge),
+        comparisons=len(first_looks),
+        ties=sum(1 for comparison in first_looks if comparison.tie),
+        rankings=sum(len(keys) for keys in screens.values()),
+    )

@@ -30,7 +30,7 @@ from evaltrans.errors import RETRY_AFTER_S
 from evaltrans.roles import admin_required
 from evaltrans.spreadsheets import spreadsheet_safe
 
-from .exports import campaign_wmt_da_export
+from .exports import campaign_wmt_da_export, campaign_wmt_ranking_export
 from .forms import CampaignForm, ScreenForm
 from .models import Assignment, Campaign
 from .selectors import (
@@ -40,6 +40,7 @@ from .selectors import (
     campaign_judgment_rows,
     campaign_list,
     campaign_progress,
+    ranking_wins_panel,
     screen_detail,
     screen_next,
 )
@@ -62,6 +63,7 @@ EXPORT_COLUMNS = [
     "revised",
     "created_at",
     "updated_at",
+    "screen",
 ]
 
 # Silence after which the judging page stops its clock (input activity); settings may change
@@ -208,7 +210,10 @@ def campaign_new(request: HttpRequest, test_set_pk: int) -> HttpResponse:
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(Campaign.objects.select_related("test_set"), pk=pk)
     progress = campaign_progress(campaign=campaign)
-    return render(request, "judging/campaign_detail.html", {"progress": progress})
+    context = {"progress": progress, "campaign": campaign}
+    if campaign.protocol == Campaign.Protocol.RANKING:
+        context["ranking"] = ranking_wins_panel(campaign=campaign)
+    return render(request, "judging/campaign_detail.html", context)
 
 
 @admin_required
@@ -238,8 +243,16 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         return response
     if export_format == "evaltrans-xml":
         return _evaltrans_xml_response(campaign, stem)
-    if export_format in ("wmt-da", "wmt-da-stats"):
+    ranking = campaign.protocol == Campaign.Protocol.RANKING
+    if export_format in ("wmt-da", "wmt-da-stats") and not ranking:
+        # A rank is no absolute score: its z-scores would mean nothing (ranking has its own).
         return _wmt_da_response(request, campaign, export_format)
+    if export_format == "wmt-ranking" and ranking:
+        body = campaign_wmt_ranking_export(campaign=campaign)
+        pair = f"{campaign.test_set.source_lang}-{campaign.test_set.target_lang}"
+        response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{stem}-wmt-rnk-{pair}.csv"'
+        return response
     raise Http404("unknown export format")
 
 
@@ -273,6 +286,7 @@ def _campaign_record(campaign: Campaign) -> dict:
         "reference_as_system": campaign.reference_as_system,
         "judges_per_item": campaign.judges_per_item,
         "presentation": campaign.presentation,
+        "candidates_per_screen": campaign.candidates_per_screen,
         "aspect_order": campaign.aspect_order,
         "show_source": campaign.show_source,
         "show_context": campaign.show_context,

@@ -77,6 +77,13 @@ class HumanSource:
     segment_links: dict[str, int] = field(default_factory=dict)
     attachment_note: str = ""
     """How the ids were matched to the test set, or why the set was not attached."""
+    protocol: str = ""
+    """A campaign's protocol ("" for an imported set). A ranking campaign has no records: a
+    rank is not an absolute score; its panels read ``judging.selectors.ranking_wins_panel`` instead."""
+
+    @property
+    def is_ranking(self) -> bool:
+        return self.protocol == Campaign.Protocol.RANKING
 
     @property
     def aspects(self) -> list[str]:
@@ -219,7 +226,14 @@ def campaign_records(*, campaign: Campaign) -> list[JudgmentRecord]:
     """A campaign's judgments as records: the segment id is the segment's ``seg_id`` (its
     1-based position without one); a planted repeat is REPEAT, the reference judged as a system
     is REF and a bad reference (a degraded candidate, DA) BAD_REF (quality control: they enter
-    each judge's normalization statistics, as in WMT, but no score), the rest SYSTEM."""
+    each judge's normalization statistics, as in WMT, but no score), the rest SYSTEM.
+
+    A ranking campaign gives none: a rank says how a candidate compares with the others of its
+    screen, not how good it is, so neither normalization nor the mean of sentence scores
+    applies; its system scores are Expected Wins (``judging.selectors.ranking_wins_panel``) and its
+    preferences ``judging.selectors.campaign_ranking_pairs``."""
+    if campaign.protocol == Campaign.Protocol.RANKING:
+        return []
     return _campaign_records(judging_selectors.campaign_judgment_rows(campaign=campaign))
 
 
@@ -251,7 +265,8 @@ def _campaign_records(rows: list[dict[str, Any]]) -> list[JudgmentRecord]:
 
 def _campaign_source(campaign: Campaign) -> HumanSource:
     rows = judging_selectors.campaign_judgment_rows(campaign=campaign)
-    records = _campaign_records(rows)
+    ranking = campaign.protocol == Campaign.Protocol.RANKING
+    records = [] if ranking else _campaign_records(rows)
     aspects = list(campaign.aspects.all())
     seconds: dict[str, float] = defaultdict(float)
     qc_rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -283,6 +298,8 @@ def _campaign_source(campaign: Campaign) -> HumanSource:
         for pk, index, seg_id in campaign.test_set.segments.values_list("pk", "index", "seg_id")
     }
     judged = {record.segment_id for record in records}
+    if ranking:
+        judged = {row["seg_id"] or str(row["segment_index"] + 1) for row in rows}
     return HumanSource(
         kind=SOURCE_CAMPAIGN,
         pk=campaign.pk,
@@ -295,6 +312,7 @@ def _campaign_source(campaign: Campaign) -> HumanSource:
         judge_flags=flags,
         scored_kinds=CAMPAIGN_KINDS,
         segment_links={key: pk for key, pk in keys.items() if key in judged},
+        protocol=campaign.protocol,
     )
 
 

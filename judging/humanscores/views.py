@@ -22,6 +22,7 @@ from evaltrans.corpora.formats.base import CorpusFormatError
 from evaltrans.plotting import system_colors
 from evaltrans.roles import admin_required, browser_required
 from judging.models import Campaign
+from judging.selectors import ranking_wins_panel
 from metrics.core.human_scores import HumanScoresError
 
 from . import charts
@@ -52,6 +53,19 @@ def _source(kind: str, pk: int) -> HumanSource:
         return human_source_get(kind=kind, pk=pk)
     except (JudgmentSet.DoesNotExist, Campaign.DoesNotExist):
         raise Http404("no such judgment set or campaign") from None
+
+
+def _ranking_campaign(request: HttpRequest, source: HumanSource, tab: str) -> HttpResponse:
+    """The three panels of a relative-ranking campaign: Expected Wins and the win table, the
+    judges' share and ties, the agreement on pairs (its ranks are no absolute scores)."""
+    campaign = Campaign.objects.select_related("test_set").get(pk=source.pk)
+    context = {
+        "source": source,
+        "campaign": campaign,
+        "tab": tab,
+        "panel": ranking_wins_panel(campaign=campaign),
+    }
+    return render(request, "judging/ranking_scores.html", context)
 
 
 def _choice(request: HttpRequest, name: str, choices: list[str], default: str) -> str:
@@ -110,6 +124,8 @@ def judgment_set_import(request: HttpRequest) -> HttpResponse:
 @require_GET
 def judge_bias(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
+    if source.is_ranking:
+        return _ranking_campaign(request, source, "judges")
     context = _context(request, source, "judges", source.aspects)
     if not source.records:
         return render(request, "humanscores/judge_bias.html", context)
@@ -151,6 +167,8 @@ def judge_detail(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
 @require_GET
 def agreement(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
+    if source.is_ranking:
+        return _ranking_campaign(request, source, "agreement")
     context = _context(request, source, "agreement", source.aspects)
     if not source.records:
         return render(request, "humanscores/agreement.html", context)
@@ -178,6 +196,8 @@ def agreement(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
 @require_GET
 def ranking(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
+    if source.is_ranking:
+        return _ranking_campaign(request, source, "ranking")
     context = _context(request, source, "ranking", source.score_aspects)
     weightings = ["reference", "none"] if source.test_set is not None else ["none"]
     weighting = _choice(request, "weighting", weightings, source.default_weighting)

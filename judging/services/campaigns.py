@@ -1,9 +1,18 @@
 """Writes on campaigns: create a campaign with its items and every judge's assignment.
 
-The protocol decides the scales' kind (categorical levels, or 0-100 sliders for direct
-assessment) and its defaults (:data:`PROTOCOL_DEFAULTS`); everything else (items, reuse,
-assignment, repeats, bad references, QC, timing, exports) is the same machinery for every
-protocol.
+The protocol decides the scales' kind (categorical levels, 0-100 sliders for direct
+assessment, the 1-5 rank for relative ranking) and its defaults (:data:`PROTOCOL_DEFAULTS`);
+everything else (items, assignment, repeats, QC, timing, exports) is the same machinery for
+every protocol.
+
+Relative ranking groups the distinct outputs (items) of one source into screens of at most
+``candidates_per_screen``: the items, shuffled with the campaign's seed and the segment, are
+cut into the fewest screens that hold them, as even as possible (7 outputs, 5 per screen: 4 and
+3). Each screen is a unit of the assignment: all its judges rank all its candidates, so every
+pair on it is compared by ``judges_per_item`` judges. A source with a single distinct output has
+nothing to rank and is left out; so is, with 2 per screen and an odd number of outputs, the one
+output that would be alone on a screen (the seed decides which; WMT sampled 5 of all systems
+per screen, so it never covered every pair either).
 """
 
 from __future__ import annotations
@@ -24,7 +33,15 @@ from evaltrans.corpora.models import Candidate, Reference, System, TestSet
 from ..assignment import Plan, PlanError, PlanItem, PlannedScreen, plan_assignments
 from ..badrefs import bad_reference, is_character_based
 from ..models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment, text_key
-from ..scales import KIND_LEVELS, KIND_SLIDER, da_scales, default_scales, scale_validate
+from ..scales import (
+    KIND_LEVELS,
+    KIND_SLIDER,
+    da_scales,
+    default_scales,
+    is_rank_scale,
+    ranking_scales,
+    scale_validate,
+)
 
 ERROR_NO_SYSTEMS = "Choose at least one system (or the reference as a system) to judge."
 ERROR_NO_JUDGES = "Choose at least one judge."
@@ -38,6 +55,19 @@ ERROR_DUPLICATE_ASPECT = "Aspect {name!r} is defined twice."
 ERROR_NOTHING_TO_JUDGE = "The chosen systems have no candidates in this test set."
 ERROR_UNKNOWN_PROTOCOL = "Unknown protocol {protocol!r}."
 ERROR_PROTOCOL_SCALES = "A {protocol} campaign judges on {kind} scales; scale {name!r} is not one."
+ERROR_RANKING_SCALES = "A ranking campaign ranks 1 (best) to 5 (worst); it takes no other scale."
+ERROR_RANKING_REUSE = (
+    "A rank holds only among the candidates it was given with: ranking campaigns do not reuse "
+    "judgments."
+)
+ERROR_RANKING_BAD_REFERENCES = "Bad references are a direct-assessment check; ranking has none."
+ERROR_RANKING_PER_SCREEN = "Rank 2 to 5 candidates per screen, not {value}."
+ERROR_NOTHING_TO_RANK = (
+    "Nothing to rank: no source has two different outputs among the chosen systems "
+    "(identical outputs are one candidate)."
+)
+RANKING_PER_SCREEN = 5
+"""WMT 2012-2016 showed 5 outputs per screen."""
 ERROR_DA_GROUPED = (
     "Direct assessment shows one candidate per screen (its bad references degrade one "
     "candidate); choose that presentation."
@@ -59,6 +89,12 @@ PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
         "scales": da_scales,
         "bad_reference_share": DA_BAD_REFERENCE_SHARE,
         "repeat_share": DA_REPEAT_SHARE,
+    },
+    Campaign.Protocol.RANKING: {
+        "scale_kind": KIND_LEVELS,
+        "scales": ranking_scales,
+        "bad_reference_share": 0.0,
+        "repeat_share": 0.05,
     },
 }
 """Per protocol: the kind its scales must have, and what an option left out (None) means."""
@@ -101,6 +137,7 @@ def campaign_create(
     reference_label: str = "",
     reference_as_system: str = "",
     protocol: str = Campaign.Protocol.CATEGORICAL,
+    candidates_per_screen: int | None = None,
     repeat_share: float | None = None,
     bad_reference_share: float | None = None,
     reuse_judgments: bool = False,
@@ -124,6 +161,12 @@ def campaign_create(
     of a candidate (``judging.badrefs``) planted later in the order of a judge who scores the
     candidate itself.
 
+    ``protocol`` ranking (WMT relative ranking) shows at most ``candidates_per_screen`` (2-5,
+    default 5) distinct outputs of one source per screen, ranked 1-5 with ties (module
+    docstring); its one scale is the rank (``scales`` None or :func:`~judging.scales.
+    ranking_scales`, with or without the reference shown), and it takes no reused judgments
+    and no bad references.
+
     Raises:
         CampaignError: the systems, references, scales or judges do not allow the campaign.
     """
@@ -143,6 +186,11 @@ def campaign_create(
         Campaign.Presentation.SINGLE
     ):
         raise CampaignError(ERROR_DA_GROUPED)
+    if protocol == Campaign.Protocol.RANKING:
+        candidates_per_screen = _check_ranking(
+            scales, reuse_judgments, bad_reference_share, candidates_per_screen
+        )
+        presentation = Campaign.Presentation.GROUPED
     cleaned_scales = _clean_scales(scales or defaults["scales"]())
     for scale in cleaned_scales:
         if scale["kind"] != defaults["scale_kind"]:
@@ -167,6 +215,7 @@ def campaign_create(
         reference_as_system=reference_as_system,
         judges_per_item=judges_per_item,
         presentation=presentation,
+        candidates_per_screen=candidates_per_screen or RANKING_PER_SCREEN,
         aspect_order=aspect_order,
         show_source=show_source,
         show_context=show_context,
@@ -191,11 +240,64 @@ def campaign_create(
     drafts = _item_drafts(campaign, systems)
     if not drafts:
         raise CampaignError(ERROR_NOTHING_TO_JUDGE)
+    screens = None
+    if protocol == Campaign.Protocol.RANKING:
+        screens = _ranking_screens(drafts, campaign)
+        if not screens:
+            raise CampaignError(ERROR_NOTHING_TO_RANK)
+        drafts = [draft for screen in screens for draft in screen]
     if reuse_judgments:
         _attach_reusable_judgments(drafts, aspects, campaign)
     items = _store_items(campaign, drafts)
-    _store_assignments(campaign, items, drafts, judges)
+    _store_assignments(campaign, items, drafts, judges, screens)
     return campaign
+
+
+def _check_ranking(
+    scales: Sequence[dict[str, Any]] | None,
+    reuse_judgments: bool,
+    bad_reference_share: float | None,
+    candidates_per_screen: int | None,
+) -> int:
+    """Refuse what a ranking campaign cannot do; the candidates per screen to use."""
+    if scales is not None:
+        try:
+            cleaned = [scale_validate(scale) for scale in scales]
+        except ValueError as error:
+            raise CampaignError(ERROR_RANKING_SCALES) from error
+        if len(cleaned) != 1 or not is_rank_scale(cleaned[0]):
+            raise CampaignError(ERROR_RANKING_SCALES)
+    if reuse_judgments:
+        raise CampaignError(ERROR_RANKING_REUSE)
+    if bad_reference_share:
+        raise CampaignError(ERROR_RANKING_BAD_REFERENCES)
+    per_screen = RANKING_PER_SCREEN if candidates_per_screen is None else candidates_per_screen
+    if not 2 <= per_screen <= RANKING_PER_SCREEN:
+        raise CampaignError(ERROR_RANKING_PER_SCREEN.format(value=per_screen))
+    return per_screen
+
+
+def _ranking_screens(drafts: list[_ItemDraft], campaign: Campaign) -> list[list[_ItemDraft]]:
+    """The distinct outputs of each source cut into ranking screens (module docstring), in
+    segment order. The shuffle is seeded by the campaign's seed and the segment, so a screen's
+    make-up does not depend on the other segments."""
+    by_segment: dict[int, list[_ItemDraft]] = defaultdict(list)
+    for draft in drafts:
+        by_segment[draft.segment_id].append(draft)
+    per_screen = campaign.candidates_per_screen
+    screens = []
+    for segment_id in sorted(by_segment):
+        outputs = sorted(by_segment[segment_id], key=lambda draft: draft.key)
+        random.Random(f"{campaign.seed}:{segment_id}").shuffle(outputs)
+        count = -(-len(outputs) // per_screen)
+        size, extra = divmod(len(outputs), count)
+        start = 0
+        for number in range(count):
+            end = start + size + (1 if number < extra else 0)
+            if end - start >= 2:
+                screens.append(outputs[start:end])
+            start = end
+    return screens
 
 
 def _clean_scales(scales: Sequence[dict[str, Any]] | None) -> list[dict[str, Any]]:
@@ -267,7 +369,7 @@ def _attach_reusable_judgments(
     by_key: dict[str, list[_ItemDraft]] = defaultdict(list)
     for draft in drafts:
         by_key[draft.key].append(draft)
-    earlier = _earlier_judgments(list(by_key), wanted)
+    earlier = _earlier_judgments(list(by_key), wanted, campaign.protocol)
     shown = _reference_texts(campaign)
     for key, per_judge in earlier.items():
         for draft in by_key[key]:
@@ -295,10 +397,10 @@ class _Earlier:
 
 
 def _earlier_judgments(
-    keys: list[str], wanted: dict[str, Aspect]
+    keys: list[str], wanted: dict[str, Aspect], protocol: str
 ) -> dict[str, dict[int, dict[str, list[_Earlier]]]]:
-    """key -> judge -> aspect name -> that judge's judgments on an identical scale, oldest first
-    (planted repeats left out)."""
+    """key -> judge -> aspect name -> that judge's judgments on an identical scale under the
+    same protocol, oldest first (planted repeats left out)."""
     found: dict[str, dict[int, dict[str, list[_Earlier]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list))
     )
@@ -309,6 +411,7 @@ def _earlier_judgments(
                 assigned_item__item__key__in=chunk,
                 assigned_item__is_repeat=False,
                 aspect__name__in=list(wanted),
+                protocol=protocol,
             )
             .select_related("aspect", "assigned_item__item__campaign", "assigned_item__assignment")
             .order_by("updated_at", "pk")
@@ -398,13 +501,22 @@ def _store_items(campaign: Campaign, drafts: list[_ItemDraft]) -> list[Item]:
 
 
 def _store_assignments(
-    campaign: Campaign, items: list[Item], drafts: list[_ItemDraft], judges: list[Any]
+    campaign: Campaign,
+    items: list[Item],
+    drafts: list[_ItemDraft],
+    judges: list[Any],
+    screens: list[list[_ItemDraft]] | None = None,
 ) -> Plan:
+    """Plan and store every judge's screens; ``screens`` (ranking) fixes which drafts share a
+    screen, else the presentation does (one item, or all items of a source)."""
     plan_items = {
         item.pk: PlanItem(item.pk, item.judges_needed, frozenset(draft.excluded))
         for item, draft in zip(items, drafts, strict=True)
     }
-    if campaign.presentation == Campaign.Presentation.GROUPED:
+    if screens is not None:
+        item_of = {id(draft): item for item, draft in zip(items, drafts, strict=True)}
+        units = [[plan_items[item_of[id(draft)].pk] for draft in screen] for screen in screens]
+    elif campaign.presentation == Campaign.Presentation.GROUPED:
         by_segment: dict[int, list[PlanItem]] = defaultdict(list)
         for item in items:
             by_segment[item.segment_id].append(plan_items[item.pk])

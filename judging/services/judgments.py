@@ -28,6 +28,8 @@ ERROR_BAD_SLIDER_SCORE = "{value!r} is not a score of {aspect} ({low}–{high}).
 ERROR_NO_SCORES = "Choose a level for every question before submitting."
 ERROR_REFERENCE_TOO_EARLY = "{aspect} is judged after the aspects judged without the reference."
 ERROR_CAMPAIGN_CLOSED = "This campaign is closed; judgments can no longer change."
+ERROR_BAD_RANK = "{value!r} is not a rank: rank each translation from 1 (best) to 5 (worst)."
+ERROR_UNRANKED = "Rank every translation on the screen ({missing} of {total} not ranked)."
 
 # A screen's active time can never exceed the wall time since it was rendered; this slack
 # absorbs clock granularity between the page's timer and the server.
@@ -92,6 +94,8 @@ def screen_submit(
     if not placed:
         raise JudgingError(ERROR_NO_SCREEN)
     aspects = {aspect.name: aspect for aspect in campaign.aspects.all()}
+    if campaign.protocol == Campaign.Protocol.RANKING:
+        _validate_ranking(scores, placed, aspects)
     _validate(scores, placed, aspects)
     existing = {
         (judgment.assigned_item_id, judgment.aspect.name): judgment
@@ -110,6 +114,7 @@ def screen_submit(
             Judgment.objects.create(
                 assigned_item=placed[key[0]],
                 aspect=aspects[key[1]],
+                protocol=campaign.protocol,
                 score=score,
                 active_ms=share,
                 submission_token=nonce,
@@ -143,6 +148,24 @@ def _validate(
                 )
             )
         raise JudgingError(ERROR_BAD_SCORE.format(value=value, aspect=aspect))
+
+
+def _validate_ranking(
+    scores: dict[tuple[int, str], int], placed: dict[int, AssignedItem], aspects: dict[str, Aspect]
+) -> None:
+    """A ranking is one decision about all the screen's candidates: every one of them gets a
+    rank, in the same submission, so a half-ranked screen never reaches the comparisons."""
+    for (assigned_id, aspect_name), value in scores.items():
+        if assigned_id not in placed:
+            raise JudgingError(ERROR_FOREIGN_ITEM)
+        if aspect_name not in aspects:
+            raise JudgingError(ERROR_UNKNOWN_ASPECT)
+        if not aspects[aspect_name].accepts(value):
+            raise JudgingError(ERROR_BAD_RANK.format(value=value))
+    wanted = {(assigned_id, name) for assigned_id in placed for name in aspects}
+    missing = len(wanted - set(scores))
+    if missing:
+        raise JudgingError(ERROR_UNRANKED.format(missing=missing, total=len(wanted)))
 
 
 def _check_order(

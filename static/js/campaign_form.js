@@ -1,6 +1,8 @@
 /* evaltrans campaign form: show the chosen protocol's options, and its default repeat share.
  *
- * Blocks marked data-protocol="<protocol>" are shown only for that protocol. The repeat share
+ * Blocks marked data-protocol="<protocol>" are shown only for that protocol, blocks marked
+ * data-protocol-hide="<protocol>" for every other one (ranking has no presentation choice: its
+ * candidates always stand side by side). The repeat share
  * carries each protocol's default (data-default-<protocol>); switching the protocol swaps the
  * value only while it still holds the other protocol's default, so a typed value is kept.
  * Without this script every block is shown and the server ignores the other protocol's options.
@@ -23,6 +25,9 @@
     const protocol = chosen();
     form.querySelectorAll("[data-protocol]").forEach((block) => {
       block.hidden = block.dataset.protocol !== protocol;
+    });
+    form.querySelectorAll("[data-protocol-hide]").forEach((block) => {
+      block.hidden = block.dataset.protocolHide === protocol;
     });
     if (repeat && shown !== null && shown !== protocol) {
       const before = repeat.getAttribute("data-default-" + shown);

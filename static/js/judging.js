@@ -6,6 +6,10 @@
  * browser's own behaviour), Shift+arrow and PageUp/PageDown by 10, Home/End to the ends; a
  * slider counts as answered once it was moved, or pressed with a key or the pointer (its
  * thumb starts in the middle, dimmed, and "not set" is what a screen reader hears).
+ * Relative ranking (data-protocol="ranking"): the candidates stand side by side, each with a
+ * rank 1-5 (1 best, ties allowed); a digit ranks the highlighted candidate and highlights the
+ * next unranked one; Tab and the arrow keys (→ ↓ next, ← ↑ previous) move between candidates
+ * (Tab after the last goes to the submit button); Enter submits once every candidate is ranked.
  * Everything also works with the mouse, and without this script (plain form post; a slider
  * then sends where it stands).
  *
@@ -26,6 +30,7 @@
   if (!root || !form) return;
 
   const IDLE_MS = Number(root.dataset.idleMs) || 30000;
+  const RANKING = root.dataset.protocol === "ranking";
   const BASE_MS = Number(root.dataset.baseActiveMs) || 0;
   const TICK_MS = 250;
   const cells = Array.from(form.querySelectorAll("[data-cell]"));
@@ -252,7 +257,7 @@
     if (next === -1) {
       cells.forEach((cell) => cell.classList.remove("current"));
       submitButton.focus({ preventScroll: true });
-      showHint("All answered. Press Enter to submit.");
+      showHint(RANKING ? "All ranked. Press Enter to submit." : "All answered. Press Enter to submit.");
       return;
     }
     setCurrent(next, true);
@@ -280,7 +285,7 @@
       cells[open].classList.add("missing");
       setTimeout(() => cells[open].classList.remove("missing"), 900);
       showHint(sliderOf(cells[open]) ? "Move every slider first." :
-        "Choose a level for every question first.", true);
+        RANKING ? "Rank every translation first." : "Choose a level for every question first.", true);
       return;
     }
     lockAndSend();
@@ -330,6 +335,7 @@
     }
     const tag = (event.target.tagName || "").toLowerCase();
     if (tag === "textarea" || (tag === "input" && event.target.type === "text")) return;
+    if (RANKING && cells.length && rankMove(event)) return;
     if (/^[0-9]$/.test(event.key) && cells.length) {
       if (current < 0 || current >= cells.length) current = Math.max(firstOpen(0), 0);
       if (sliderOf(cells[current])) {
@@ -337,7 +343,8 @@
       } else if (choose(cells[current], event.key)) {
         event.preventDefault();
       } else {
-        showHint("Key " + event.key + " is not a level of this question.", true);
+        showHint(RANKING ? "Ranks go from 1 (best) to 5 (worst)." :
+          "Key " + event.key + " is not a level of this question.", true);
       }
     } else if (event.key === "Enter") {
       if (tag === "a" || tag === "button" && event.target !== submitButton) return;
@@ -349,6 +356,35 @@
       window.location.href = backLink.href;
     }
   });
+
+  // Ranking: Tab and the arrows go from candidate to candidate (a radio group would otherwise
+  // take the arrows to change the rank, and Tab from a highlighted card into its own buttons).
+  function rankMove(event) {
+    const next = event.key === "ArrowRight" || event.key === "ArrowDown" ||
+      (event.key === "Tab" && !event.shiftKey);
+    const previous = event.key === "ArrowLeft" || event.key === "ArrowUp" ||
+      (event.key === "Tab" && event.shiftKey);
+    if (!next && !previous) return false;
+    const inCell = Boolean(event.target.closest && event.target.closest("[data-cell]"));
+    const onSubmit = event.target === submitButton;
+    // Tab elsewhere (links, the pause button) moves the focus as usual.
+    if (event.key === "Tab" && !inCell && !(onSubmit && previous)) return false;
+    event.preventDefault();
+    if (onSubmit) {
+      if (previous) setCurrent(cells.length - 1, true);
+      return true;
+    }
+    const from = inCell ? cells.indexOf(event.target.closest("[data-cell]")) : current;
+    const to = from + (next ? 1 : -1);
+    if (to >= cells.length) {
+      cells.forEach((cell) => cell.classList.remove("current"));
+      current = cells.length;
+      submitButton.focus({ preventScroll: true });
+    } else {
+      setCurrent(Math.max(0, to), true);
+    }
+    return true;
+  }
 
   const start = firstOpen(0);
   setCurrent(start === -1 ? 0 : start, true);
