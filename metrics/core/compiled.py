@@ -16,8 +16,9 @@ from numba import njit
 
 
 def compiled(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``njit(cache=True)``, or ``njit`` where numba finds no writable cache directory."""
+    """``njit(cache=True, nogil=True)``, or without the cache where numba finds no writable
+    cache directory. Kernels release the GIL, so callers may run them in threads."""
     try:
-        return njit(cache=True)(function)
+        return njit(cache=True, nogil=True)(function)
     except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-        return njit(function)
+        return njit(nogil=True)(function)

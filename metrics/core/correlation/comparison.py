@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -283,32 +285,56 @@ class _SwapTester:
             bool(self.weighted),
         )
 
+    def _pair_values(
+        self,
+        pair: tuple[int, int],
+        hybrid1: FloatArray,
+        hybrid2: FloatArray | None,
+        bits64: FloatArray,
+    ) -> tuple[FloatArray, FloatArray]:
+        i, j = pair
+        eps_i = None if self.epsilon is None else float(self.epsilon[i])
+        eps_j = None if self.epsilon is None else float(self.epsilon[j])
+        if self._derived(pair):
+            return self._both_hybrids(pair, hybrid1, bits64, eps_i)
+        # Each hybrid keeps the ε of the measure whose role it plays.
+        assert hybrid2 is not None
+        segments = self._segments(i, j)
+        return self._values(segments, hybrid1, eps_i), self._values(segments, hybrid2, eps_j)
+
+    def _derived(self, pair: tuple[int, int]) -> bool:
+        """Whether hybrid 2 of ``pair`` is derived from hybrid 1 (same ε, coefficient known)."""
+        if self.name not in HYBRID_CODES:
+            return False
+        return self.epsilon is None or self.epsilon[pair[0]] == self.epsilon[pair[1]]
+
     def draws(
         self, pairs: list[tuple[int, int]], bits: npt.NDArray[np.uint8]
     ) -> tuple[FloatArray, FloatArray]:
         groups, length = self.hy.shape
         one: list[list[FloatArray]] = [[] for _ in pairs]
         two: list[list[FloatArray]] = [[] for _ in pairs]
-        for lo in range(0, bits.shape[0], SUB_BLOCK):
-            w = bits[lo : lo + SUB_BLOCK].reshape(-1, groups, length).astype(np.float32)
-            # The weights depend on the draws only: laid out once for every pair of the block.
-            layout = self._segments(*pairs[0])
-            hybrid1 = kernel_weights(layout, np.concatenate([w, 1 - w], axis=2))
-            hybrid2: FloatArray | None = None
-            bits64 = np.ascontiguousarray(w.transpose(1, 0, 2), dtype=np.float64)
-            for k, (i, j) in enumerate(pairs):
-                segments = self._segments(i, j)
-                eps_i = None if self.epsilon is None else float(self.epsilon[i])
-                eps_j = None if self.epsilon is None else float(self.epsilon[j])
-                if eps_i == eps_j and self.name in HYBRID_CODES:
-                    values_1, values_2 = self._both_hybrids((i, j), hybrid1, bits64, eps_i)
-                else:  # each hybrid keeps the ε of the measure whose role it plays
-                    if hybrid2 is None:
-                        hybrid2 = kernel_weights(layout, np.concatenate([1 - w, w], axis=2))
-                    values_1 = self._values(segments, hybrid1, eps_i)
-                    values_2 = self._values(segments, hybrid2, eps_j)
-                one[k].append(values_1)
-                two[k].append(values_2)
+        for pair in pairs:  # prepared here, so the threads below only read the caches
+            self._segments(*pair)
+        workers = min(len(pairs), os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for lo in range(0, bits.shape[0], SUB_BLOCK):
+                w = bits[lo : lo + SUB_BLOCK].reshape(-1, groups, length).astype(np.float32)
+                # The weights depend on the draws only: laid out once for every pair.
+                layout = self._segments(*pairs[0])
+                hybrid1 = kernel_weights(layout, np.concatenate([w, 1 - w], axis=2))
+                hybrid2 = None
+                if not all(self._derived(pair) for pair in pairs):
+                    hybrid2 = kernel_weights(layout, np.concatenate([1 - w, w], axis=2))
+                bits64 = np.ascontiguousarray(w.transpose(1, 0, 2), dtype=np.float64)
+                # The kernels release the GIL: pairs run on every core.
+                values = functools.partial(
+                    self._pair_values, hybrid1=hybrid1, hybrid2=hybrid2, bits64=bits64
+                )
+                results = pool.map(values, pairs)
+                for k, (values_1, values_2) in enumerate(results):
+                    one[k].append(values_1)
+                    two[k].append(values_2)
         return (
             np.array([np.concatenate(parts) for parts in one]),
             np.array([np.concatenate(parts) for parts in two]),
