@@ -33,7 +33,7 @@ from itertools import chain, repeat
 import numpy as np
 import numpy.typing as npt
 
-from .kernels import grouped_counts, merged_minimum, sorted_keys
+from .counting import grouped_counts, merged_minimum, sorted_keys
 from .preprocessing import BOS, EOS, PAD_RULES
 
 IntArray = npt.NDArray[np.int64]
@@ -170,7 +170,7 @@ DENSE_LIMIT = 2**23
 
 
 def sorted_counts(values: IntArray) -> tuple[IntArray, IntArray]:
-    """``np.unique(values, return_counts=True)`` by one sort (:func:`kernels.sorted_keys`, a
+    """``np.unique(values, return_counts=True)`` by one sort (:func:`counting.sorted_keys`, a
     radix sort) and one pass.
 
     numpy 2.3+ answers a plain ``np.unique`` of integers through a hash table, which for the
