@@ -59,6 +59,7 @@ from metrics.core.human_scores import HumanScoresError
 from metrics.core.resampling import DEFAULT_SEED
 from metrics.human_systems import is_human_system
 from metrics.models import MetricRun, SystemScore
+from metrics.selectors import preferences as ranking
 from metrics.selectors.runs import segment_arrays
 
 FloatArray = npt.NDArray[np.float64]
@@ -116,6 +117,9 @@ class HumanSide:
     systems: dict[str, float]
     segments: dict[tuple[str, int], float]
     judgments: int
+    preferences: tuple[ranking.Preference, ...] | None = None
+    """A ranking campaign's pairwise preferences (``metrics.selectors.preferences``): then
+    ``systems`` are Expected Wins and the segment level is WMT's τ over these; else None."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,8 @@ def human_side(
         MetaEvaluationError: the source is not attached to a test set, has no raw scores for a
             raw view, or bad human options.
     """
+    if source.is_ranking and normalized:
+        raise MetaEvaluationError(ranking.NOT_NORMALIZED.format(name=source.name))
     sides = human_sides(source=source, aspect=aspect, weighting=weighting)
     view = "normalized" if normalized else "raw"
     if view not in sides:
@@ -174,6 +180,8 @@ def human_sides(
     every scored judgment has a raw score (a file may ship only WMT's z)."""
     if source.test_set is None:
         raise MetaEvaluationError(NOT_ATTACHED.format(name=source.name))
+    if source.is_ranking:
+        return {"raw": _ranking_side(source, aspect)}
     try:
         scores = source_human_scores(
             source=source, aspect=aspect, weighting=weighting, bootstrap_samples=0
@@ -207,6 +215,31 @@ def human_sides(
             judgments=judgments,
         )
     return sides
+
+
+def _ranking_side(source: HumanSource, aspect: str) -> HumanSide:
+    """A ranking campaign's side: Expected Wins and preferences (``selectors.preferences``)."""
+    if aspect != ranking.RANKING_ASPECT:
+        raise MetaEvaluationError(
+            ranking.UNKNOWN_ASPECT.format(
+                name=source.name, aspect=ranking.RANKING_ASPECT, asked=aspect
+            )
+        )
+    try:
+        data = ranking.ranking_human(source=source)
+    except ranking.RankingError as error:
+        raise MetaEvaluationError(str(error)) from None
+    return HumanSide(
+        name=source.name,
+        aspect=aspect,
+        view="raw",
+        weighting="none",
+        negated=False,
+        systems=data.systems,
+        segments=data.segments,
+        judgments=data.comparisons,
+        preferences=data.preferences,
+    )
 
 
 def _segment_indices(source: HumanSource) -> dict[str, int]:
@@ -501,6 +534,12 @@ def correlation_table(
             than 3 systems at system level.
     """
     check_request(level=level, grouping=grouping, coefficients=coefficients)
+    if inputs.human.preferences is not None:
+        error = ranking.ranking_request_error(
+            name=inputs.human.name, level=level, grouping=grouping, coefficients=coefficients
+        )
+        if error:
+            raise MetaEvaluationError(error)
     if level == "system" and len(inputs.systems) < 3:
         raise MetaEvaluationError(
             TOO_FEW_SYSTEMS.format(count=len(inputs.systems), names=", ".join(inputs.systems))
@@ -509,23 +548,29 @@ def correlation_table(
     for name in coefficients:
         human, measures = level_arrays(inputs, level, name)
         try:
-            result = correlate(human, measures, coefficient=name, grouping=grouping)
             low = high = None
             method = ""
-            if bootstrap > 0 and not COEFFICIENTS[name].needs_segments:
-                low, high = bootstrap_intervals(
-                    human,
-                    measures,
-                    coefficient=name,
-                    grouping=grouping,
-                    resample="systems" if level == "system" else "items",
-                    samples=bootstrap,
-                    seed=seed,
+            if inputs.human.preferences is not None and level == "segment":
+                result, low, high = ranking.preference_correlations(
+                    inputs, bootstrap=bootstrap, seed=seed
                 )
-                method = f"bootstrap-{bootstrap}"
-            elif name == "pearson" and grouping == "none":
-                low, high = fisher_intervals(result)
-                method = "fisher-z"
+                method = f"bootstrap-{bootstrap}" if bootstrap > 0 else ""
+            else:
+                result = correlate(human, measures, coefficient=name, grouping=grouping)
+                if bootstrap > 0 and not COEFFICIENTS[name].needs_segments:
+                    low, high = bootstrap_intervals(
+                        human,
+                        measures,
+                        coefficient=name,
+                        grouping=grouping,
+                        resample="systems" if level == "system" else "items",
+                        samples=bootstrap,
+                        seed=seed,
+                    )
+                    method = f"bootstrap-{bootstrap}"
+                elif name == "pearson" and grouping == "none":
+                    low, high = fisher_intervals(result)
+                    method = "fisher-z"
         except CorrelationError as error:
             raise MetaEvaluationError(str(error)) from None
         values = [_finite(value) for value in result.values]
@@ -703,7 +748,8 @@ def correlation_matrix(
     excluded: dict[str, str] = {}
     notes: list[str] = []
     judgments = 0
-    for aspect in aspects or source.score_aspects:
+    ranked = [ranking.RANKING_ASPECT] if source.is_ranking else []
+    for aspect in aspects or source.score_aspects or ranked:
         for view, human in human_sides(source=source, aspect=aspect).items():
             inputs = correlation_inputs(
                 test_set=source.test_set,
@@ -716,6 +762,12 @@ def correlation_matrix(
             for level in LEVELS:
                 defined = spec.system_level if level == "system" else spec.segment_level
                 column_grouping = grouping if level == "segment" else "none"
+                if human.preferences is not None:  # a ranking campaign: WMT's pooled τ only
+                    column_grouping = "none"
+                    asked = {"name": source.name, "level": level, "grouping": "none"}
+                    defined = not ranking.ranking_request_error(**asked, coefficients=[coefficient])
+                    if not defined and level == "segment":
+                        notes.append(ranking.MATRIX_NOTE)
                 columns.append(
                     MatrixColumn(
                         aspect=aspect,
@@ -761,13 +813,17 @@ def _matrix_column(
     inputs: CorrelationInputs, level: str, grouping: str, coefficient: str, significance: bool
 ) -> list[MatrixCell | None]:
     human, measures = level_arrays(inputs, level, coefficient)
+    pairwise = inputs.human.preferences is not None and level == "segment"
     try:
-        result = correlate(human, measures, coefficient=coefficient, grouping=grouping)
+        if pairwise:
+            result = ranking.preference_correlations(inputs)[0]
+        else:
+            result = correlate(human, measures, coefficient=coefficient, grouping=grouping)
         low = high = None
         if coefficient == "pearson" and grouping == "none":
             low, high = fisher_intervals(result)
         clusters = None
-        testable = not COEFFICIENTS[coefficient].needs_segments
+        testable = not COEFFICIENTS[coefficient].needs_segments and not pairwise
         if significance and testable and len(inputs.measures) > 1:
             pearson = coefficient == "pearson" and grouping == "none"
             pvalues = compare(
@@ -834,6 +890,7 @@ def cached_correlation_matrix(
             source.kind,
             str(source.pk),
             source.fingerprint,
+            ranking.ranking_fingerprint(source=source) if source.is_ranking else "",
             stored_results_key(source.test_set),
             coefficient,
             grouping,

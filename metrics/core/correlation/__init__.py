@@ -37,6 +37,7 @@ from .comparison import compare, significance_clusters, williams_p
 from .core import correlate
 from .errors import CorrelationError
 from .pce import pairwise_confidence_accuracy
+from .preferences import PreferenceTau, preference_tau
 from .regression import Line, RegressionLines, regression_lines
 from .results import Correlations, format_value
 from .ties import calibrate
@@ -48,6 +49,7 @@ __all__ = [
     "CorrelationError",
     "Correlations",
     "Line",
+    "PreferenceTau",
     "RegressionLines",
     "bootstrap_distribution",
     "bootstrap_intervals",
@@ -62,6 +64,7 @@ __all__ = [
     "format_value",
     "optimal_weights",
     "pairwise_confidence_accuracy",
+    "preference_tau",
     "regression_lines",
     "significance_clusters",
     "williams_p",

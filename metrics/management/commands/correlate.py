@@ -28,6 +28,7 @@ from metrics.selectors.correlation import (
     human_side,
     measure_results,
 )
+from metrics.selectors.preferences import NOT_SCORES, RANKING_ASPECT, SEGMENT_COEFFICIENTS
 from metrics.selectors.texts import testset_by_name
 
 NO_RUN = "no run with id {pk}"
@@ -41,21 +42,25 @@ def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-def resolve_inputs(options: dict[str, Any]) -> tuple[Any, str, TestSet, MetricRun | None]:
+def resolve_inputs(
+    options: dict[str, Any], rankings: bool = False
+) -> tuple[Any, str, TestSet, MetricRun | None]:
     """The human source, its aspect, the test set and the run (if ``--run``) the options name.
 
     Shared by the commands that correlate a measure with the humans; raises
     :class:`MetaEvaluationError` with one line for a name, aspect or test set that is wrong.
+    A ranking campaign (aspect ``rank``) is refused unless ``rankings``.
     """
     source = human_source_by_name(name=options["human"])
-    if not source.records:
+    if source.is_ranking and not rankings:
+        raise MetaEvaluationError(NOT_SCORES.format(name=source.name))
+    if not source.records and not source.is_ranking:
         raise MetaEvaluationError(NO_JUDGMENTS.format(name=source.name))
-    aspect = options["aspect"] or source.score_aspects[0]
-    if aspect not in source.score_aspects:
+    aspects = [RANKING_ASPECT] if source.is_ranking else source.score_aspects
+    aspect = options["aspect"] or aspects[0]
+    if aspect not in aspects:
         raise MetaEvaluationError(
-            UNKNOWN_ASPECT.format(
-                name=source.name, aspect=aspect, known=", ".join(source.score_aspects)
-            )
+            UNKNOWN_ASPECT.format(name=source.name, aspect=aspect, known=", ".join(aspects))
         )
     run = None
     if options.get("run") is not None:
@@ -102,8 +107,9 @@ class Command(BaseCommand):
         parser.add_argument("--grouping", default="none", choices=GROUPINGS)
         parser.add_argument(
             "--coefficients",
-            default=",".join(DEFAULT_COEFFICIENTS),
-            help=f"Comma list of: {', '.join(COEFFICIENTS)}.",
+            help=f"Comma list of: {', '.join(COEFFICIENTS)} (default: "
+            f"{','.join(DEFAULT_COEFFICIENTS)}; for a ranking campaign at segment level: "
+            f"{','.join(SEGMENT_COEFFICIENTS)}).",
         )
         parser.add_argument("--aggregation", default="corpus", choices=AGGREGATIONS)
         parser.add_argument(
@@ -128,7 +134,7 @@ class Command(BaseCommand):
             self.stdout.write(format_table(table))
 
     def _table(self, options: dict[str, Any]) -> CorrelationTable:
-        source, aspect, test_set, run = resolve_inputs(options)
+        source, aspect, test_set, run = resolve_inputs(options, rankings=True)
         human = human_side(
             source=source,
             aspect=aspect,
@@ -147,7 +153,13 @@ class Command(BaseCommand):
             inputs,
             level=options["level"],
             grouping=options["grouping"],
-            coefficients=_names(options["coefficients"]),
+            coefficients=_names(options["coefficients"])
+            if options["coefficients"]
+            else list(
+                SEGMENT_COEFFICIENTS
+                if source.is_ranking and options["level"] == "segment"
+                else DEFAULT_COEFFICIENTS
+            ),
             bootstrap=options["bootstrap"],
             seed=options["seed"],
         )
@@ -188,6 +200,12 @@ def format_table(table: CorrelationTable) -> str:
         f"{len(inputs.systems)} systems, {len(inputs.items)} judged segments; * = best per "
         "column; error measures negated so that positive = agreement",
     ]
+    if human.preferences is not None:
+        lines.append(
+            "ranking campaign: system level = Expected Wins (WMT 2013); segment level = WMT "
+            "2014-2016 Kendall's tau over the human preferences (human ties left out, metric "
+            f"ties discordant; {len(human.preferences)} preferences, n = pairs counted)"
+        )
     if skipped:
         lines.append(f"groups skipped (fewer than 2 judged cells or constant): up to {skipped}")
     if inputs.excluded:
