@@ -74,6 +74,10 @@ LDC scales grow with quality: none of those is negated."""
 NOT_ATTACHED = (
     "{name!r} is not attached to a test set, so there are no measure scores to correlate with"
 )
+STAND_ALONE_SEGMENTS = (
+    "{name!r} is not attached to the test set (its segment ids are its own), so it gives "
+    "system scores only: use --level system"
+)
 NO_RESULTS = (
     "no stored measure results for test set {test_set!r}{which}; compute them first "
     "(manage.py evaluate or the Runs page)"
@@ -120,6 +124,9 @@ class HumanSide:
     preferences: tuple[ranking.Preference, ...] | None = None
     """A ranking campaign's pairwise preferences (``metrics.selectors.preferences``): then
     ``systems`` are Expected Wins and the segment level is WMT's τ over these; else None."""
+    stand_alone: bool = False
+    """A set not attached to the test set (its segment ids are its own, e.g. a WMT DA file):
+    system scores only, matched by system name; no segment level."""
 
 
 @dataclass(frozen=True)
@@ -156,17 +163,24 @@ def signature_label(measure: str, signature: str) -> str:
 
 
 def human_side(
-    *, source: HumanSource, aspect: str, normalized: bool = True, weighting: str | None = None
+    *,
+    source: HumanSource,
+    aspect: str,
+    normalized: bool = True,
+    weighting: str | None = None,
+    test_set: TestSet | None = None,
 ) -> HumanSide:
     """The human scores of ``source`` keyed by system and 0-based segment index of its test set.
 
+    A stand-alone source (not attached) gives its system scores only, for ``test_set``.
+
     Raises:
-        MetaEvaluationError: the source is not attached to a test set, has no raw scores for a
-            raw view, or bad human options.
+        MetaEvaluationError: the source is neither attached nor given a ``test_set``, has no
+            raw scores for a raw view, or bad human options.
     """
     if source.is_ranking and normalized:
         raise MetaEvaluationError(ranking.NOT_NORMALIZED.format(name=source.name))
-    sides = human_sides(source=source, aspect=aspect, weighting=weighting)
+    sides = human_sides(source=source, aspect=aspect, weighting=weighting, test_set=test_set)
     view = "normalized" if normalized else "raw"
     if view not in sides:
         raise MetaEvaluationError(NO_RAW.format(name=source.name, aspect=aspect))
@@ -174,11 +188,17 @@ def human_side(
 
 
 def human_sides(
-    *, source: HumanSource, aspect: str, weighting: str | None = None
+    *,
+    source: HumanSource,
+    aspect: str,
+    weighting: str | None = None,
+    test_set: TestSet | None = None,
 ) -> dict[str, HumanSide]:
     """Both views of one aspect from one computation: ``normalized`` always, ``raw`` where
-    every scored judgment has a raw score (a file may ship only WMT's z)."""
-    if source.test_set is None:
+    every scored judgment has a raw score (a file may ship only WMT's z). A stand-alone
+    source needs ``test_set`` and gives no segment scores."""
+    stand_alone = source.test_set is None
+    if stand_alone and (test_set is None or source.is_ranking):
         raise MetaEvaluationError(NOT_ATTACHED.format(name=source.name))
     if source.is_ranking:
         return {"raw": _ranking_side(source, aspect)}
@@ -188,7 +208,7 @@ def human_sides(
         )
     except HumanScoresError as error:
         raise MetaEvaluationError(str(error)) from None
-    index_of = _segment_indices(source)
+    index_of = {} if stand_alone else _segment_indices(source)
     sign = -1.0 if aspect in ERROR_ASPECTS else 1.0
     judgments = sum(score.n_judgments for score in scores.systems)
     sides = {}
@@ -213,6 +233,7 @@ def human_sides(
                 if score.segment_id in index_of
             },
             judgments=judgments,
+            stand_alone=stand_alone,
         )
     return sides
 
@@ -472,6 +493,7 @@ class CorrelationTable:
                 "weighting": human.weighting,
                 "negated": human.negated,
                 "judgments": human.judgments,
+                "attached": not human.stand_alone,
             },
             "systems": self.inputs.systems,
             "excluded": sorted(self.inputs.excluded),
@@ -534,6 +556,8 @@ def correlation_table(
             than 3 systems at system level.
     """
     check_request(level=level, grouping=grouping, coefficients=coefficients)
+    if inputs.human.stand_alone and level == "segment":
+        raise MetaEvaluationError(STAND_ALONE_SEGMENTS.format(name=inputs.human.name))
     if inputs.human.preferences is not None:
         error = ranking.ranking_request_error(
             name=inputs.human.name, level=level, grouping=grouping, coefficients=coefficients

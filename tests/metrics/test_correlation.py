@@ -126,7 +126,7 @@ def test_system_level_equals_scipy_with_error_measures_negated(stored):
     assert payload["excluded_reasons"] == {"ref": "human translation"}
     assert payload["human"] == {
         "name": SET_NAME, "aspect": "adequacy", "view": "raw", "weighting": "none",
-        "negated": False, "judgments": 39,
+        "negated": False, "judgments": 39, "attached": True,
     }  # fmt: skip
     human = human_system_scores()
     for name, sign in (("wer", -1.0), ("bleu", 1.0), ("chrf", 1.0)):
@@ -150,6 +150,26 @@ def test_system_level_equals_scipy_with_error_measures_negated(stored):
     assert (low, high) == pytest.approx(
         (np.tanh(np.arctanh(r) - half), np.tanh(np.arctanh(r) + half))
     )
+
+
+def test_a_stand_alone_set_gives_system_level_only(stored):
+    """A set whose segment ids are its own (a WMT DA file) still has system scores."""
+    attached = correlate("--test-set", "tiny", "--level", "system", "--weighting", "none")
+    JudgmentSet.objects.filter(name=SET_NAME).update(test_set=None)
+    ExternalJudgment.objects.update(segment=None)
+    alone = correlate("--test-set", "tiny", "--level", "system")
+    assert alone["human"]["attached"] is False and alone["human"]["weighting"] == "none"
+    assert alone["systems"] == MT_SYSTEMS
+    assert [row["value"] for row in alone["correlations"]] == pytest.approx(
+        [row["value"] for row in attached["correlations"]], abs=1e-12
+    )
+    with pytest.raises(CommandError, match="system scores only: use --level system"):
+        call_command("correlate", "--human", SET_NAME, "--test-set", "tiny", "--level",
+                     "segment", stdout=StringIO())  # fmt: skip
+    out = StringIO()
+    call_command("correlate", "--human", SET_NAME, "--test-set", "tiny", "--level", "system",
+                 stdout=out)  # fmt: skip
+    assert "stand-alone set (not attached to the test set)" in out.getvalue()
 
 
 def test_segment_level_pools_the_judged_cells_and_groups_by_item(stored):

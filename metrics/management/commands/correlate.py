@@ -140,6 +140,7 @@ class Command(BaseCommand):
             aspect=aspect,
             normalized=options["normalized"],
             weighting=options["weighting"],
+            test_set=test_set,
         )
         results = measure_results(test_set=test_set, run=run, measures=_names(options["measures"]))
         inputs = correlation_inputs(
@@ -205,6 +206,11 @@ def format_table(table: CorrelationTable) -> str:
             "ranking campaign: system level = Expected Wins (WMT 2013); segment level = WMT "
             "2014-2016 Kendall's tau over the human preferences (human ties left out, metric "
             f"ties discordant; {len(human.preferences)} preferences, n = pairs counted)"
+        )
+    if human.stand_alone:
+        lines.append(
+            "stand-alone set (not attached to the test set): its system scores, matched to the "
+            "measures' systems by name"
         )
     if skipped:
         lines.append(f"groups skipped (fewer than 2 judged cells or constant): up to {skipped}")
