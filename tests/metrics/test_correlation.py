@@ -170,6 +170,7 @@ def test_a_stand_alone_set_gives_system_level_only(stored):
     call_command("correlate", "--human", SET_NAME, "--test-set", "tiny", "--level", "system",
                  stdout=out)  # fmt: skip
     assert "stand-alone set (not attached to the test set)" in out.getvalue()
+    assert "judged segments" not in out.getvalue()
 
 
 def test_segment_level_pools_the_judged_cells_and_groups_by_item(stored):

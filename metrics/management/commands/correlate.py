@@ -198,8 +198,9 @@ def format_table(table: CorrelationTable) -> str:
         f"human: {human.name!r}, {human.aspect} ({human.view}"
         + (", negated" if human.negated else "")
         + f", {human.judgments} judgments)",
-        f"{len(inputs.systems)} systems, {len(inputs.items)} judged segments; * = best per "
-        "column; error measures negated so that positive = agreement",
+        f"{len(inputs.systems)} systems"
+        + ("" if human.stand_alone else f", {len(inputs.items)} judged segments")
+        + "; * = best per column; error measures negated so that positive = agreement",
     ]
     if human.preferences is not None:
         lines.append(
