@@ -261,9 +261,9 @@ class NgramSpace:
         if dense is not None:
             keys[inside] = dense[known]
         else:
-            # Search each distinct key once, in increasing order (cache-friendly).
-            distinct, inverse = np.unique(known, return_inverse=True)
-            keys[inside] = _lookup(self.tables[order - 2], distinct)[inverse]
+            # One binary search per m-gram: deduplicating first (np.unique's argsort) cost
+            # more than it saved (BLEU on 48,064 lines: 2.2 s -> 1.7 s without it).
+            keys[inside] = _lookup(self.tables[order - 2], known)
         return keys
 
     def _raw_keys(self, padded: Padded, keys: IntArray, order: int) -> tuple[IntArray, IntArray]:
