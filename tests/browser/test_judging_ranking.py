@@ -140,3 +140,25 @@ def test_a_ranking_is_given_with_the_mouse_alone(live_server, small_page):
     click_and_wait(page, "#submit-button")
     assert page.locator("h1").inner_text().startswith("Screen 2")
     assert stored_ranks(assignment, 0) == [4, 1, 2, 2, 5]
+
+
+def test_an_admin_sees_expected_wins_on_the_campaign_page(live_server, small_page):
+    page = small_page
+    assignment = ranking_assignment("ines")
+    log_in_with_the_mouse(page, live_server, "ines")
+    click_and_wait(page, "a:has-text('Start')")
+    for ranks in ([1, 2, 3, 4, 5], [1, 1, 2, 4, 5]):
+        entries = page.locator(".rank-entry")
+        for number, rank in enumerate(ranks):
+            entries.nth(number).locator(f".rank-level:has(input[value='{rank}'])").click()
+        click_and_wait(page, "#submit-button")
+    assert page.locator("h1").inner_text().startswith("All done")
+    make_user("boss", staff=True)
+    page.context.clear_cookies()
+    log_in_with_the_mouse(page, live_server, "boss")
+    page.goto(f"{live_server.url}/judging/campaigns/{assignment.campaign.pk}/")
+    wins = page.locator("#expected-wins-table")
+    assert wins.is_visible()
+    text = wins.inner_text()
+    assert sum(name in text for name in SYSTEMS) == 5  # admins see the systems by name
+    screenshot(page, "judging-ranking-campaign")
