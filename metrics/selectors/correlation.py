@@ -772,8 +772,7 @@ def correlation_matrix(
     excluded: dict[str, str] = {}
     notes: list[str] = []
     judgments = 0
-    ranked = [ranking.RANKING_ASPECT] if source.is_ranking else []
-    for aspect in aspects or source.score_aspects or ranked:
+    for aspect in aspects or ranking.correlation_aspects(source):
         for view, human in human_sides(source=source, aspect=aspect).items():
             inputs = correlation_inputs(
                 test_set=source.test_set,

@@ -52,6 +52,13 @@ SEGMENT_COEFFICIENTS = ("kendall-like",)
 METRIC_TIES = "discordant"
 """WMT 2014-2016's rule (and WMT 2012's, and DARR's): a metric tie is Discordant."""
 
+
+def correlation_aspects(source: HumanSource) -> list[str]:
+    """The aspects a source correlates on: ``rank`` for a ranking campaign (its ranks are not
+    score aspects), else its score aspects."""
+    return [RANKING_ASPECT] if source.is_ranking else list(source.score_aspects)
+
+
 NOT_SCORES = (
     "{name!r} is a ranking campaign: its judgments are pairwise preferences, not scores "
     "(manage.py correlate takes it: Expected Wins at system level, Kendall-like at segment level)"

@@ -235,8 +235,11 @@ def _ranks(values: np.ndarray) -> list[int]:
 
 def human_clusters(source: HumanSource, inputs: CorrelationInputs) -> dict[str, int]:
     """Human significance clusters of the used systems, from the ranking panel's paired
-    bootstrap tests (rank 1 = not significantly worse than the best system)."""
+    bootstrap tests (rank 1 = not significantly worse than the best system). None for a
+    ranking campaign: Expected Wins have no such tests."""
     human = inputs.human
+    if human.preferences is not None:
+        return {}
     panel = ranking_panel(source=source, aspect=human.aspect, weighting=None)
     tests = panel["tests_raw" if human.view == "raw" else "tests_normalized"]
     index = {name: k for k, name in enumerate(inputs.systems)}
@@ -252,8 +255,11 @@ def human_clusters(source: HumanSource, inputs: CorrelationInputs) -> dict[str, 
 def human_intervals(
     source: HumanSource, inputs: CorrelationInputs
 ) -> dict[str, tuple[float, float]]:
-    """Each system's human 95 % bootstrap interval (from the ranking panel, cached)."""
+    """Each system's human 95 % bootstrap interval (from the ranking panel, cached); none for
+    a ranking campaign's Expected Wins."""
     human = inputs.human
+    if human.preferences is not None:
+        return {}
     panel = ranking_panel(source=source, aspect=human.aspect, weighting=None)
     intervals = {}
     for score in panel["scores"].systems:

@@ -31,6 +31,7 @@ from metrics.selectors import correlation as selectors
 from metrics.selectors import scatter as scatter_selectors
 from metrics.selectors import sweep as sweep_selectors
 from metrics.selectors.correlation import AGGREGATIONS, LEVELS, MetaEvaluationError
+from metrics.selectors.preferences import correlation_aspects
 from metrics.services.sweeps import sweep_run_start
 
 DOWNLOAD_TYPES = {
@@ -133,7 +134,7 @@ def correlation_state(request: HttpRequest, kind: str, pk: int) -> JsonResponse:
 def _scatter_request(
     request: HttpRequest, source: HumanSource, default_signature: str = ""
 ) -> scatter_selectors.ScatterRequest:
-    aspects = source.score_aspects
+    aspects = correlation_aspects(source)
     return scatter_selectors.ScatterRequest(
         signature=request.GET.get("signature") or default_signature,
         aspect=_choice(request, "aspect", aspects, aspects[0] if aspects else ""),
@@ -201,7 +202,7 @@ def correlation_scatter_download(
 
 
 def _column_options(request: HttpRequest, source: HumanSource) -> dict[str, str]:
-    aspects = source.score_aspects
+    aspects = correlation_aspects(source)
     return {
         "aspect": _choice(request, "aspect", aspects, aspects[0] if aspects else ""),
         "view": _choice(request, "view", ("raw", "normalized"), "raw"),

@@ -330,3 +330,16 @@ def test_the_matrix_page_renders_and_a_revised_rank_refreshes_the_cache(
     m = [row.measure for row in after.rows].index("chrf")
     assert after.cells[m][1].value < 0 < before.cells[m][1].value
     cache.clear()
+
+
+def test_the_scatter_pages_of_a_ranking_campaign_draw(client, ranked, viewer_user):
+    """The matrix links its cells to the scatter: Expected Wins at system level (no human
+    intervals: they have no bootstrap), the preferences' measure at segment level."""
+    cache.clear()
+    client.force_login(viewer_user)
+    url = reverse("correlation:scatter", args=["campaign", ranked.pk])
+    for level in ("system", "segment"):
+        response = client.get(url, {"level": level, "aspect": "rank"})
+        assert response.status_code == 200
+        assert "error" not in response.context or not response.context["error"], level
+    cache.clear()

@@ -28,7 +28,7 @@ from metrics.selectors.correlation import (
     human_side,
     measure_results,
 )
-from metrics.selectors.preferences import NOT_SCORES, RANKING_ASPECT, SEGMENT_COEFFICIENTS
+from metrics.selectors.preferences import NOT_SCORES, SEGMENT_COEFFICIENTS, correlation_aspects
 from metrics.selectors.texts import testset_by_name
 
 NO_RUN = "no run with id {pk}"
@@ -56,7 +56,7 @@ def resolve_inputs(
         raise MetaEvaluationError(NOT_SCORES.format(name=source.name))
     if not source.records and not source.is_ranking:
         raise MetaEvaluationError(NO_JUDGMENTS.format(name=source.name))
-    aspects = [RANKING_ASPECT] if source.is_ranking else source.score_aspects
+    aspects = correlation_aspects(source)
     aspect = options["aspect"] or aspects[0]
     if aspect not in aspects:
         raise MetaEvaluationError(
