@@ -1,4 +1,5 @@
-"""Reads that shape a campaign's judgments as WMT's direct-assessment files.
+"""Reads that shape a campaign's judgments as WMT's files: direct assessment, relative ranking,
+and MQM error annotations (:func:`campaign_mqm_tsv_export`).
 
 WMT published crowd DA as two files per language pair (oracles-and-data spec §5.2 B; read back
 by ``judging.formats.wmt_da``):
@@ -28,8 +29,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from evaltrans.corpora.formats.mqm_tsv import COLUMNS as MQM_TSV_COLUMNS
+from evaltrans.corpora.models import Segment
+
 from .models import Campaign, Item
 from .selectors import campaign_judgment_rows
+from .spans import SEVERITY_LABELS, marked_target
 
 HEADER = (
     "HITId",
@@ -209,3 +214,64 @@ def _screen_order(entry: tuple[tuple[str, int], dict[int, dict[str, Any]]]) -> t
     (judge, screen), items = entry
     first = next(iter(items.values()))
     return (first["segment_index"], judge, screen)
+
+
+MQM_TSV_HEADER = MQM_TSV_COLUMNS
+"""WMT's MQM TSV columns, as the corpus importer defines them (the judgment importer reads
+the same file)."""
+NO_ERROR = "No-error"
+
+
+def campaign_mqm_tsv_export(*, campaign: Campaign) -> str:
+    """The campaign's error spans as WMT's MQM TSV (google/wmt-mqm-human-evaluation; read back by
+    ``judging.formats.mqm``): one row per span of each (system, segment, judge), the span
+    marked ``<v>…</v>`` in ``target``, severity ``Major``/``Minor``, the note as ``comment``; a
+    judge who marked no error gives one ``No-error`` row. ``doc`` is the segment's document,
+    ``doc_id`` its number in the test set's order of documents (1-based), ``seg_id`` the
+    segment id (the 1-based position without one). Planted repeats and bad references are left
+    out. Tabs and line breaks inside a text become spaces (the format has no quoting).
+    Empty for a campaign without spans."""
+    if not campaign.has_spans:
+        return ""
+    rows = [
+        row
+        for row in campaign_judgment_rows(campaign=campaign)
+        if not row["is_repeat"] and row["kind"] != Item.Kind.BAD_REFERENCE
+    ]
+    segments = Segment.objects.filter(test_set=campaign.test_set).order_by("index")
+    sources: dict[int, str] = {}
+    doc_numbers: dict[str, int] = {}
+    for index, doc_id, source in segments.values_list("index", "doc_id", "source"):
+        sources[index] = source
+        doc_numbers.setdefault(doc_id, len(doc_numbers) + 1)
+    buffer = io.StringIO()
+    buffer.write("\t".join(MQM_TSV_HEADER) + "\n")
+    for row in rows:
+        seg_id = row["seg_id"] or str(row["segment_index"] + 1)
+        first = [
+            row["system"],
+            row["doc_id"],
+            str(doc_numbers.get(row["doc_id"], "")),
+            seg_id,
+            row["judge"],
+            sources.get(row["segment_index"], ""),
+        ]
+        if not row["spans"]:
+            lines = [[row["text"], NO_ERROR, NO_ERROR, ""]]
+        else:
+            lines = [
+                [
+                    marked_target(row["text"], span),
+                    span["category"],
+                    SEVERITY_LABELS[span["severity"]],
+                    span["note"],
+                ]
+                for span in row["spans"]
+            ]
+        for rest in lines:
+            buffer.write("\t".join(_tsv_field(value) for value in first + rest) + "\n")
+    return buffer.getvalue()
+
+
+def _tsv_field(value: object) -> str:
+    return " ".join(str(value).replace("\t", " ").splitlines()) if value else ""

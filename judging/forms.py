@@ -18,10 +18,13 @@ from .scales import (
     DA_BASES,
     da_scales,
     default_scales,
+    esa_scales,
+    mqm_scales,
     ranking_scales,
     scale_validate,
 )
 from .services.campaigns import DA_BAD_REFERENCE_SHARE, PROTOCOL_DEFAULTS, RANKING_PER_SCREEN
+from .spans import SpanError, categories_validate, default_categories
 
 ERROR_SCALES_JSON = "The scales must be a JSON list of scales: {error}"
 ERROR_SCALE = "Scale {number}: {error}"
@@ -33,14 +36,18 @@ DA_BASIS_CHOICES = [
 ]
 
 SCORE_FIELD = re.compile(r"^score-(?P<assigned>\d+)-(?P<aspect>[-\w]+)$")
+SPANS_FIELD = re.compile(r"^spans-(?P<assigned>\d+)$")
+MAX_SPANS_FIELD = 100_000
 # No screen honestly takes a judge more than an hour of active time.
 MAX_ACTIVE_MS = 3_600_000
 
 
 class CampaignForm(forms.Form):
     """A new campaign. The protocol decides where the scales come from: the JSON of ``scales``
-    (categorical), the direct-assessment options (WMT's 0-100 sliders) or the ranking options
-    (the 1-5 rank, with or without the reference; candidates per screen); options of the
+    (categorical), the direct-assessment options (WMT's 0-100 sliders), the ranking options
+    (the 1-5 rank, with or without the reference; candidates per screen) or the error-span
+    options (MQM: the category list, pre-filled with the WMT typology; MQM and ESA: whether the
+    reference is shown); options of the
     other protocols are dropped, so ``cleaned_data`` holds exactly ``campaign_create``'s
     arguments."""
 
@@ -84,6 +91,19 @@ class CampaignForm(forms.Form):
         initial=True,
         label="Show the reference while ranking",
         help_text="WMT showed source and reference; without it, judges rank against the source.",
+    )
+    error_categories = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
+        required=False,
+        label="Error categories",
+        help_text="One per line, as the MQM TSV spells them (default: the WMT MQM typology; "
+        "major Non-translation! weighs 25, minor Fluency/Punctuation 0.1).",
+    )
+    spans_reference = forms.BooleanField(
+        required=False,
+        initial=False,
+        label="Show the reference while marking errors",
+        help_text="WMT MQM and ESA show the source only (bilingual raters).",
     )
     systems = forms.ModelMultipleChoiceField(
         queryset=None, widget=forms.CheckboxSelectMultiple, required=False
@@ -146,6 +166,7 @@ class CampaignForm(forms.Form):
             (label, label) for label in labels
         ]
         self.fields["scales"].initial = json.dumps(default_scales(), indent=2, ensure_ascii=False)
+        self.fields["error_categories"].initial = "\n".join(default_categories())
         # Read by the form's script: switching the protocol swaps in its default.
         self.fields["repeat_share"].widget.attrs.update(
             {
@@ -183,7 +204,22 @@ class CampaignForm(forms.Form):
         basis = cleaned.pop("da_basis", None) or "source"
         per_screen = cleaned.pop("candidates_per_screen", None)
         with_reference = cleaned.pop("ranking_reference", False)
-        if cleaned.get("protocol") == Campaign.Protocol.RANKING:
+        categories = cleaned.pop("error_categories", "") or ""
+        spans_reference = cleaned.pop("spans_reference", False)
+        cleaned["error_categories"] = None
+        if cleaned.get("protocol") in (Campaign.Protocol.MQM, Campaign.Protocol.ESA):
+            cleaned["presentation"] = Campaign.Presentation.SINGLE
+        if cleaned.get("protocol") == Campaign.Protocol.MQM:
+            cleaned["scales"] = mqm_scales(reference=spans_reference)
+            cleaned["bad_reference_share"] = None
+            try:
+                cleaned["error_categories"] = categories_validate(categories.splitlines())
+            except SpanError as error:
+                self.add_error("error_categories", str(error))
+        elif cleaned.get("protocol") == Campaign.Protocol.ESA:
+            cleaned["scales"] = esa_scales(reference=spans_reference)
+            cleaned["bad_reference_share"] = None
+        elif cleaned.get("protocol") == Campaign.Protocol.RANKING:
             cleaned["scales"] = ranking_scales(reference=with_reference)
             cleaned["bad_reference_share"] = None
             cleaned["candidates_per_screen"] = per_screen or RANKING_PER_SCREEN
@@ -207,6 +243,23 @@ class ScreenForm(forms.Form):
 
     def clean_active_ms(self) -> int:
         return min(self.cleaned_data.get("active_ms") or 0, MAX_ACTIVE_MS)
+
+    def spans(self) -> dict[int, object]:
+        """The error spans sent (MQM, ESA), keyed by assigned item id: each ``spans-<item>``
+        field holds a JSON list; what is not JSON comes through as None (the service refuses
+        it with a message)."""
+        spans: dict[int, object] = {}
+        for name, value in self.data.items():
+            match = SPANS_FIELD.match(name)
+            if not match:
+                continue
+            try:
+                spans[int(match["assigned"])] = (
+                    json.loads(value) if len(value) <= MAX_SPANS_FIELD else None
+                )
+            except (TypeError, ValueError):
+                spans[int(match["assigned"])] = None
+        return spans
 
     def scores(self) -> dict[tuple[int, str], int]:
         """The levels sent, keyed by (assigned item id, aspect name); non-numbers are skipped

@@ -1,9 +1,10 @@
 """Human judging: campaigns, the items they judge, assignments of items to judges, judgments.
 
 A campaign judges with one *protocol*: categorical levels, WMT direct assessment on 0-100
-sliders, or relative ranking (2-5 candidates of one source side by side, each ranked 1-5);
-MQM/ESA error spans and post-editing are to come as further protocols on the same items,
-assignments, QC, timing and exports. A campaign's protocol is fixed at creation, and every
+sliders, relative ranking (2-5 candidates of one source side by side, each ranked 1-5), or
+error spans (MQM: spans with category and severity, scored by the MQM weights; ESA: spans
+with severity, then a 0-100 overall score); post-editing is to come as a further protocol on
+the same items, assignments, QC, timing and exports. A campaign's protocol is fixed at creation, and every
 judgment stores the protocol that produced it (``Judgment.protocol``): exports write it on
 every row, and a judgment is reused in another campaign only when it was made under that
 campaign's protocol (a rank means nothing outside the screen it was given on).
@@ -12,6 +13,7 @@ Campaign → Aspect (the scale, as data)
 Campaign → Item (one distinct (segment, text) pair; stands for every system with that output)
 Campaign → Assignment (one judge) → AssignedItem (an item at a screen of the judge's order)
 AssignedItem → Judgment (one per aspect; revisions kept in JudgmentRevision)
+Judgment → ErrorSpan (MQM/ESA: the marked errors of the judged text)
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .qc import QC_MIN_JUDGMENTS, SAME_LEVEL_SHARE
 from .scales import (
     KIND_LEVELS,
     KIND_SLIDER,
+    KIND_SPANS,
     MAX_LABEL_LENGTH,
     MAX_NAME_LENGTH,
     MAX_QUESTION_LENGTH,
@@ -61,12 +64,14 @@ class Campaign(models.Model):
         TOGETHER = "together", "All aspects at once"
 
     class Protocol(models.TextChoices):
-        """How judges score. MQM/ESA error spans and post-editing are to come as further
-        values (``mqm``, ``esa``, ``post-edit``) on the same machinery."""
+        """How judges score. Post-editing is to come as a further value (``post-edit``) on
+        the same machinery."""
 
         CATEGORICAL = "categorical", "Categorical levels (LDC fluency and adequacy)"
         DIRECT_ASSESSMENT = "direct-assessment", "Direct assessment (0–100 slider, WMT)"
         RANKING = "ranking", "Relative ranking (2–5 candidates ranked 1–5, WMT)"
+        MQM = "mqm", "MQM error spans (category and severity, WMT 2021–)"
+        ESA = "esa", "ESA (error spans, then a 0–100 score; Kocmi et al. 2024)"
 
     name = models.CharField(max_length=200, unique=True)
     protocol = models.CharField(
@@ -101,6 +106,12 @@ class Campaign(models.Model):
     )
     aspect_order = models.CharField(
         max_length=16, choices=AspectOrder.choices, default=AspectOrder.SEQUENTIAL
+    )
+    error_categories = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="MQM: the error categories judges choose from (default: the WMT MQM "
+        "typology); empty for other protocols.",
     )
     segment_sample = models.PositiveIntegerField(
         null=True,
@@ -178,6 +189,11 @@ class Campaign(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("judging:campaign_detail", args=[self.pk])
 
+    @property
+    def has_spans(self) -> bool:
+        """Whether judges mark error spans (MQM, ESA)."""
+        return self.protocol in (self.Protocol.MQM, self.Protocol.ESA)
+
 
 class Aspect(models.Model):
     """One scale of a campaign (fluency, adequacy …). ``levels`` is the scale as data:
@@ -187,6 +203,7 @@ class Aspect(models.Model):
     class Kind(models.TextChoices):
         LEVELS = KIND_LEVELS, "Levels"
         SLIDER = KIND_SLIDER, "Slider"
+        SPANS = KIND_SPANS, "Error spans (MQM score)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="aspects")
     name = models.SlugField(max_length=MAX_NAME_LENGTH)
@@ -218,6 +235,11 @@ class Aspect(models.Model):
         return self.kind == self.Kind.SLIDER
 
     @property
+    def is_spans(self) -> bool:
+        """An MQM aspect: scored from the judge's error spans, not given by the judge."""
+        return self.kind == self.Kind.SPANS
+
+    @property
     def minimum(self) -> int:
         return scale_range({"levels": self.levels})[0]
 
@@ -227,7 +249,9 @@ class Aspect(models.Model):
 
     def accepts(self, value: int) -> bool:
         """Whether ``value`` is a score of this scale: one of its levels, or for a slider any
-        integer between its ends."""
+        integer between its ends; for MQM spans, any penalty (x100: 0 or below)."""
+        if self.is_spans:
+            return value <= 0
         if self.is_slider:
             return self.minimum <= value <= self.maximum
         return value in self.values
@@ -339,7 +363,7 @@ class Judgment(models.Model):
         choices=Campaign.Protocol.choices,
         default=Campaign.Protocol.CATEGORICAL,
         help_text="The protocol that produced the score (for ranking, ``score`` is the rank: "
-        "1 best).",
+        "1 best; for MQM, the MQM score x100; for ESA, the 0-100 overall score).",
     )
     score = models.IntegerField()
     active_ms = models.PositiveIntegerField(default=0)
@@ -376,3 +400,31 @@ class JudgmentRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judgment} was {self.score}"
+
+
+class ErrorSpan(models.Model):
+    """An error a judge marked in the judged text (MQM, ESA): characters ``start`` to ``end``
+    (exclusive; Unicode code points of ``Item.text``), a category (MQM; empty for ESA), a
+    severity and an optional note. A revision of the judgment replaces its spans."""
+
+    class Severity(models.TextChoices):
+        MINOR = "minor", "Minor"
+        MAJOR = "major", "Major"
+
+    judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="spans")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    category = models.CharField(max_length=100, blank=True)
+    severity = models.CharField(max_length=8, choices=Severity.choices)
+    note = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["judgment", "start", "end", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(start__lt=models.F("end")), name="error_span_not_empty"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.severity} {self.category or 'error'} {self.start}-{self.end}"

@@ -84,6 +84,9 @@ KIND_BAD_REFERENCE = "bad_reference"
 """``Item.Kind.BAD_REFERENCE`` (the judging models import this module, not the reverse)."""
 DIRECT_ASSESSMENT = "direct-assessment"
 """``Campaign.Protocol.DIRECT_ASSESSMENT``."""
+CONTINUOUS_PROTOCOLS = (DIRECT_ASSESSMENT, "mqm", "esa")
+"""Protocols whose scores are continuous (DA and ESA 0-100, MQM penalties): repeats are
+compared on the judge's z-scores, so the limit does not depend on the scale's units."""
 
 
 def bad_reference_test(original: Sequence[float], degraded: Sequence[float]) -> float | None:
@@ -208,7 +211,7 @@ def judge_quality(*, campaign: Any, judgments: Iterable[dict[str, Any]]) -> Judg
             quality.flags.append(FLAG_TOO_FAST)
     _same_level(quality, rows, campaign)
     z = _z_scores(rows)
-    if getattr(campaign, "protocol", "") == DIRECT_ASSESSMENT:
+    if getattr(campaign, "protocol", "") in CONTINUOUS_PROTOCOLS:
         _repeats(quality, z, limit=REPEAT_MAX_MEAN_Z)
     else:
         _repeats(quality, scores)

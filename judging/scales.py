@@ -47,7 +47,10 @@ ADEQUACY = {
 
 KIND_LEVELS = "levels"
 KIND_SLIDER = "slider"
-KINDS = (KIND_LEVELS, KIND_SLIDER)
+KIND_SPANS = "spans"
+"""An MQM error-span aspect: the judge marks spans; the score is computed from them
+(``judging.spans``), never given directly."""
+KINDS = (KIND_LEVELS, KIND_SLIDER, KIND_SPANS)
 
 # WMT direct assessment (Graham et al. 2013, 2017; Appraise's segment-level DA): a 0-100
 # slider per aspect. Adequacy is source-based (bilingual judges, WMT since 2019) or
@@ -107,6 +110,53 @@ RANK = {
     "perfect": RANK_BEST,
 }
 
+# Error spans (MQM, ESA): the judge marks error spans of the candidate. MQM's one aspect is
+# scored from the spans (``judging.spans.mqm_score``: minus the sum of the importer's MQM
+# weights; stored x100 as an integer, 0 = no error); ESA (Kocmi et al. 2024) adds, after the
+# spans, a 0-100 overall score on a slider, which is the ESA judgment's score.
+MQM_NAME = "mqm"
+MQM = {
+    "name": MQM_NAME,
+    "label": "MQM",
+    "question": "Mark every error of the translation, with its category and severity.",
+    "needs_reference": False,
+    "kind": KIND_SPANS,
+    "levels": [{"value": 0, "text": "No errors"}],
+    "perfect": 0,
+}
+ESA_NAME = "esa"
+ESA = {
+    "name": ESA_NAME,
+    "label": "Overall quality",
+    "question": "After marking the errors: how good is the translation overall?",
+    "needs_reference": False,
+    "kind": KIND_SLIDER,
+    "levels": [
+        {"value": DA_MAX, "text": "Perfect meaning and grammar"},
+        {"value": 66, "text": "Most meaning preserved, few grammar mistakes"},
+        {"value": 33, "text": "Some meaning preserved, major grammar mistakes"},
+        {"value": DA_MIN, "text": "No meaning preserved"},
+    ],
+    "perfect": DA_MAX,
+}
+
+
+def mqm_scales(*, reference: bool = False) -> list[dict[str, Any]]:
+    """The one aspect of an MQM campaign, judged with the reference shown or not (WMT MQM:
+    source only) (a fresh copy)."""
+    scale = copy.deepcopy(MQM)
+    scale["needs_reference"] = reference
+    return [scale]
+
+
+def esa_scales(*, reference: bool = False) -> list[dict[str, Any]]:
+    """The one aspect of an ESA campaign: the 0-100 overall score given after the spans, with
+    the anchors of Kocmi et al. (2024), judged with the reference shown or not (a fresh copy)."""
+    scale = copy.deepcopy(ESA)
+    scale["needs_reference"] = reference
+    return [scale]
+
+
 # Digit keys pick a level, so a scale has at most ten levels, with values 0..9.
 MAX_LEVELS = 10
 # Lengths of the Aspect columns that store a scale (judging.models.Aspect).
@@ -119,6 +169,7 @@ ERROR_SLIDER_SHAPE = (
     "values from 0 to 1000 (the lowest and highest are its ends)."
 )
 ERROR_SCALE_KIND = "The kind of a scale is 'levels' or 'slider'."
+ERROR_SPANS_SCALE = "An error-span (MQM) scale is the built-in one; it takes no levels of its own."
 ERROR_SCALE_PERFECT = "The perfect level of a scale must be one of its values."
 ERROR_SCALE_TOO_LONG = (
     "The {field} of scale {name!r} is {length} characters long; the limit is {limit}."
@@ -192,7 +243,10 @@ def scale_validate(scale: dict[str, Any]) -> dict[str, Any]:
     if cleaned["kind"] not in KINDS:
         raise ValueError(ERROR_SCALE_KIND)
     values = [level["value"] for level in levels]
-    if cleaned["kind"] == KIND_SLIDER:
+    if cleaned["kind"] == KIND_SPANS:
+        if {**cleaned, "needs_reference": False} != {**MQM, "needs_reference": False}:
+            raise ValueError(ERROR_SPANS_SCALE)
+    elif cleaned["kind"] == KIND_SLIDER:
         _check_slider(cleaned, values)
     elif (
         not cleaned["name"].replace("-", "").replace("_", "").isalnum()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +14,7 @@ from evaltrans.corpora.formats.base import CorpusData, EvaluationData, SegmentDa
 from evaltrans.corpora.formats.evaltrans_xml import DEFAULT_LEVELS
 from evaltrans.corpora.models import Reference, Segment
 
-from .models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment
+from .models import Aspect, AssignedItem, Assignment, Campaign, ErrorSpan, Item, Judgment
 from .qc import JudgeQuality, judge_quality
 from .ranking import (
     Comparison,
@@ -26,6 +27,7 @@ from .ranking import (
     system_wins,
     win_table,
 )
+from .spans import SEVERITY_LABELS, SpanAgreement, mqm_from_stored, span_agreement
 from .tokens import screen_token_new
 
 # Segments before and after the current one shown as document context.
@@ -145,6 +147,13 @@ class Entry:
     text: str
     cells: list[Cell]
     locked: list[tuple[Aspect, int, str]] = field(default_factory=list)
+    spans: list[dict[str, Any]] = field(default_factory=list)
+    """MQM/ESA: the error spans the judge marked (revising), as the page sends them."""
+
+    @property
+    def spans_json(self) -> str:
+        """The spans as the page's hidden field holds them (JSON; escaped by the template)."""
+        return json.dumps(self.spans, ensure_ascii=False)
 
 
 @dataclass
@@ -175,6 +184,20 @@ class Screen:
     @property
     def has_slider(self) -> bool:
         return any(aspect.is_slider for aspect in self.aspects)
+
+    @property
+    def has_spans(self) -> bool:
+        """An error-span screen (MQM, ESA): the judge marks spans of the candidate."""
+        return self.campaign.has_spans
+
+    @property
+    def is_mqm(self) -> bool:
+        return self.campaign.protocol == Campaign.Protocol.MQM
+
+    @property
+    def categories(self) -> list[str]:
+        """The MQM categories judges choose from (none for ESA)."""
+        return list(self.campaign.error_categories) if self.is_mqm else []
 
     @property
     def is_ranking(self) -> bool:
@@ -224,8 +247,10 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
     stage, asked = _stage(campaign, aspects, placed, values, revisit)
     segment = placed[0].item.segment
     show_reference = stage != "blind" and any(aspect.needs_reference for aspect in asked)
+    marked = _marked_spans(placed) if campaign.has_spans else {}
     entries = []
     for number, row in enumerate(placed):
+        # An MQM aspect is scored from the spans: no question of its own.
         cells = [
             Cell(
                 name=f"score-{row.pk}-{aspect.name}",
@@ -233,6 +258,7 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
                 value=values.get((row.pk, aspect.pk)),
             )
             for aspect in asked
+            if not aspect.is_spans
         ]
         locked = [
             (aspect, values[(row.pk, aspect.pk)], _level_text(aspect, values[(row.pk, aspect.pk)]))
@@ -241,7 +267,14 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
         ]
         label = chr(ord("A") + number) if len(placed) > 1 and number < 26 else str(number + 1)
         entries.append(
-            Entry(assigned=row, label=label, text=row.item.text, cells=cells, locked=locked)
+            Entry(
+                assigned=row,
+                label=label,
+                text=row.item.text,
+                cells=cells,
+                locked=locked,
+                spans=marked.get(row.pk, []),
+            )
         )
     before, after = (
         _context(campaign, segment, show_reference) if campaign.show_context else ([], [])
@@ -262,6 +295,17 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
         all_aspects=aspects,
         token=screen_token_new(assignment_id=assignment.pk, screen=screen),
     )
+
+
+def _marked_spans(placed: list[AssignedItem]) -> dict[int, list[dict[str, Any]]]:
+    """Assigned item id -> the spans of its judgment (revising a screen shows them again)."""
+    marked: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for span in ErrorSpan.objects.filter(judgment__assigned_item__in=placed).values(
+        "judgment__assigned_item_id", "start", "end", "category", "severity", "note"
+    ):
+        assigned_id = span.pop("judgment__assigned_item_id")
+        marked[assigned_id].append(span)
+    return marked
 
 
 def _stage(
@@ -503,6 +547,7 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
         "protocol": "protocol",
         "screen": "assigned_item__screen",
         "position": "assigned_item__position",
+        "judgment": "pk",
     }
     own = Judgment.objects.filter(assigned_item__assignment__campaign=campaign).values_list(
         "assigned_item__item_id", *fields.values()
@@ -522,11 +567,19 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
             "segment__doc_id",
         )
     }
+    own, reused_links = list(own), list(reused_links)
+    spans: dict[int, list[dict[str, Any]]] = {}
+    if campaign.has_spans:
+        ids = [values[-1] for values in own] + [values[-1] for values in reused_links]
+        spans = _judgment_spans(ids)
     rows = []
     for reused, source in ((False, own), (True, reused_links)):
         for item_id, *values in source:
             judgment = dict(zip(fields, values, strict=True))
             item = items[item_id]
+            score = judgment["score"]
+            if judgment["protocol"] == Campaign.Protocol.MQM:
+                score = mqm_from_stored(score)
             for system in sorted(owners[item_id]):
                 rows.append(
                     {
@@ -541,10 +594,11 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
                         "text": item["text"],
                         "judge": judgment["judge"],
                         "aspect": judgment["aspect"],
-                        "score": judgment["score"],
+                        "score": score,
                         "active_ms": judgment["active_ms"],
                         "is_repeat": judgment["is_repeat"],
                         "reused": reused,
+                        "judgment": judgment["judgment"],
                         "created_at": judgment["created_at"],
                         "updated_at": judgment["updated_at"],
                         "revised": judgment["revision_count"] > 0,
@@ -552,8 +606,22 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
                         "position": judgment["position"],
                     }
                 )
+                if campaign.has_spans:
+                    rows[-1]["spans"] = spans.get(judgment["judgment"], [])
     rows.sort(key=lambda row: (row["segment_index"], row["system"], row["aspect"], row["judge"]))
     return rows
+
+
+def _judgment_spans(judgment_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """Judgment id -> its error spans as plain dicts (start, end, category, severity, note)."""
+    found: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for start in range(0, len(judgment_ids), 500):
+        chunk = judgment_ids[start : start + 500]
+        for span in ErrorSpan.objects.filter(judgment_id__in=chunk).values(
+            "judgment_id", "start", "end", "category", "severity", "note"
+        ):
+            found[span.pop("judgment_id")].append(span)
+    return found
 
 
 def campaign_corpus(*, campaign: Campaign) -> CorpusData:
@@ -749,4 +817,96 @@ def ranking_wins_panel(*, campaign: Campaign) -> RankingWins:
         comparisons=len(first_looks),
         ties=sum(1 for comparison in first_looks if comparison.tie),
         rankings=sum(len(keys) for keys in screens.values()),
+    )
+
+
+# ---------------------------------------------------------------- error spans (MQM, ESA)
+
+
+def campaign_span_agreement(
+    *, campaign: Campaign, rows: list[dict[str, Any]] | None = None
+) -> SpanAgreement | None:
+    """Agreement of judges on error spans: character-level F1 between two judges of the same
+    item (``judging.spans.span_f1``), averaged over items and judge pairs; planted repeats and
+    bad references left out. None for a campaign without spans. ``rows``: the campaign's
+    :func:`campaign_judgment_rows`, when the caller has them already."""
+    if not campaign.has_spans:
+        return None
+    by_item: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
+    if rows is None:
+        rows = campaign_judgment_rows(campaign=campaign)
+    for row in rows:
+        if row["is_repeat"] or row["kind"] == Item.Kind.BAD_REFERENCE:
+            continue
+        by_item[row["item"]][row["judge"]] = row["spans"]
+    return span_agreement(by_item)
+
+
+@dataclass
+class SpanJudgmentRow:
+    """One judge's spans of one item, for the admins' judgment list."""
+
+    item: int
+    systems: list[str]
+    seg_id: str
+    judge: str
+    score: float | int
+    text: str
+    spans: list[dict[str, Any]]
+    screen: int
+    reused: bool
+
+    @property
+    def counts(self) -> str:
+        """``2 major, 1 minor`` (or ``no errors``)."""
+        major = sum(1 for span in self.spans if span["severity"] == "major")
+        minor = len(self.spans) - major
+        parts = [f"{major} major"] * bool(major) + [f"{minor} minor"] * bool(minor)
+        return ", ".join(parts) or "no errors"
+
+
+@dataclass
+class SpanJudgmentPage:
+    rows: list[SpanJudgmentRow]
+    total: int
+    page: int
+    pages: int
+    agreement: SpanAgreement | None
+    severity_labels: dict[str, str] = field(default_factory=lambda: dict(SEVERITY_LABELS))
+
+
+SPAN_ROWS_PER_PAGE = 100
+
+
+def campaign_span_judgments(*, campaign: Campaign, page: int = 1) -> SpanJudgmentPage:
+    """The MQM/ESA judgments of a campaign, one row per (item, judge), in segment order, with
+    their spans; ``page`` (1-based, clamped) of :data:`SPAN_ROWS_PER_PAGE` rows."""
+    grouped: dict[tuple[int, str, bool], SpanJudgmentRow] = {}
+    every = campaign_judgment_rows(campaign=campaign)
+    for row in every:
+        key = (row["item"], row["judge"], row["is_repeat"])
+        if key in grouped:
+            grouped[key].systems.append(row["system"])
+            continue
+        grouped[key] = SpanJudgmentRow(
+            item=row["item"],
+            systems=[row["system"]],
+            seg_id=row["seg_id"] or str(row["segment_index"] + 1),
+            judge=row["judge"],
+            score=row["score"],
+            text=row["text"],
+            spans=row.get("spans", []),
+            screen=row["screen"],
+            reused=row["reused"],
+        )
+    rows = list(grouped.values())
+    pages = max(1, -(-len(rows) // SPAN_ROWS_PER_PAGE))
+    page = min(max(1, page), pages)
+    start = (page - 1) * SPAN_ROWS_PER_PAGE
+    return SpanJudgmentPage(
+        rows=rows[start : start + SPAN_ROWS_PER_PAGE],
+        total=len(rows),
+        page=page,
+        pages=pages,
+        agreement=campaign_span_agreement(campaign=campaign, rows=every),
     )

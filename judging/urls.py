@@ -13,6 +13,7 @@ urlpatterns = [
     path("campaigns/", views.campaign_index, name="campaign_list"),
     path("campaigns/new/<int:test_set_pk>/", views.campaign_new, name="campaign_new"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign_detail"),
+    path("campaigns/<int:pk>/spans/", views.campaign_spans, name="campaign_spans"),
     path(
         "campaigns/<int:pk>/export/<str:export_format>/",
         views.campaign_export,

@@ -30,7 +30,11 @@ from evaltrans.errors import RETRY_AFTER_S
 from evaltrans.roles import admin_required
 from evaltrans.spreadsheets import spreadsheet_safe
 
-from .exports import campaign_wmt_da_export, campaign_wmt_ranking_export
+from .exports import (
+    campaign_mqm_tsv_export,
+    campaign_wmt_da_export,
+    campaign_wmt_ranking_export,
+)
 from .forms import CampaignForm, ScreenForm
 from .models import Assignment, Campaign
 from .selectors import (
@@ -40,6 +44,8 @@ from .selectors import (
     campaign_judgment_rows,
     campaign_list,
     campaign_progress,
+    campaign_span_agreement,
+    campaign_span_judgments,
     ranking_wins_panel,
     screen_detail,
     screen_next,
@@ -64,6 +70,7 @@ EXPORT_COLUMNS = [
     "created_at",
     "updated_at",
     "screen",
+    "spans",
 ]
 
 # Silence after which the judging page stops its clock (input activity); settings may change
@@ -169,6 +176,7 @@ def _screen_post(request: HttpRequest, assignment: Assignment, screen: int) -> H
             scores=form.scores(),
             active_ms=form.cleaned_data["active_ms"],
             token=form.cleaned_data["token"],
+            spans=form.spans(),
         )
     except JudgingError as error:
         messages.error(request, str(error))
@@ -213,7 +221,27 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"progress": progress, "campaign": campaign}
     if campaign.protocol == Campaign.Protocol.RANKING:
         context["ranking"] = ranking_wins_panel(campaign=campaign)
+    if campaign.has_spans:
+        context["span_agreement"] = campaign_span_agreement(campaign=campaign)
     return render(request, "judging/campaign_detail.html", context)
+
+
+@admin_required
+@require_GET
+def campaign_spans(request: HttpRequest, pk: int) -> HttpResponse:
+    """MQM/ESA: every judge's error spans, highlighted in the judged text (escaped). Another
+    protocol marks no spans: its campaign page instead."""
+    campaign = get_object_or_404(Campaign.objects.select_related("test_set"), pk=pk)
+    if not campaign.has_spans:
+        return redirect(campaign)
+    try:
+        page = int(request.GET.get("page", "1"))
+    except ValueError:
+        page = 1
+    listing = campaign_span_judgments(campaign=campaign, page=page)
+    return render(
+        request, "judging/campaign_spans.html", {"campaign": campaign, "listing": listing}
+    )
 
 
 @admin_required
@@ -226,7 +254,7 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(
-            {column: spreadsheet_safe(value) for column, value in row.items()}
+            {column: spreadsheet_safe(value) for column, value in _csv_row(row).items()}
             for row in campaign_judgment_rows(campaign=campaign)
         )
         response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
@@ -243,9 +271,17 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         return response
     if export_format == "evaltrans-xml":
         return _evaltrans_xml_response(campaign, stem)
+    if export_format == "wmt-mqm" and campaign.has_spans:
+        body = campaign_mqm_tsv_export(campaign=campaign)
+        pair = f"{campaign.test_set.source_lang}{campaign.test_set.target_lang}"
+        response = HttpResponse(body, content_type="text/tab-separated-values; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="mqm_{stem}_{pair}.tsv"'
+        return response
     ranking = campaign.protocol == Campaign.Protocol.RANKING
-    if export_format in ("wmt-da", "wmt-da-stats") and not ranking:
-        # A rank is no absolute score: its z-scores would mean nothing (ranking has its own).
+    no_da = ranking or campaign.protocol == Campaign.Protocol.MQM
+    if export_format in ("wmt-da", "wmt-da-stats") and not no_da:
+        # A rank is no absolute score: its z-scores would mean nothing (ranking has its own);
+        # MQM penalties have their own format (wmt-mqm).
         return _wmt_da_response(request, campaign, export_format)
     if export_format == "wmt-ranking" and ranking:
         body = campaign_wmt_ranking_export(campaign=campaign)
@@ -254,6 +290,13 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         response["Content-Disposition"] = f'attachment; filename="{stem}-wmt-rnk-{pair}.csv"'
         return response
     raise Http404("unknown export format")
+
+
+def _csv_row(row: dict) -> dict:
+    """A judgment row for the CSV: its error spans (MQM, ESA) as a JSON list in one cell."""
+    if "spans" not in row:
+        return row
+    return {**row, "spans": json.dumps(row["spans"], ensure_ascii=False)}
 
 
 def _wmt_da_response(request: HttpRequest, campaign: Campaign, export_format: str) -> HttpResponse:
@@ -294,6 +337,7 @@ def _campaign_record(campaign: Campaign) -> dict:
         "bad_reference_share": campaign.bad_reference_share,
         "reuse_judgments": campaign.reuse_judgments,
         "seed": campaign.seed,
+        "error_categories": campaign.error_categories,
         "aspects": [
             {
                 "name": a.name,

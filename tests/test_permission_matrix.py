@@ -88,6 +88,8 @@ RULES: dict[str, Rule] = {
     "judging:campaign_list": read(ADMIN),
     "judging:campaign_new": form(ADMIN),
     "judging:campaign_detail": read(ADMIN, pk="campaign"),
+    # MQM/ESA judgments with their spans (another protocol's campaign: a redirect to its page).
+    "judging:campaign_spans": read(ADMIN, pk="campaign"),
     "judging:campaign_export": read(ADMIN, pk="campaign", kwargs={"export_format": "csv"}),
     # human scores
     "humanscores:index": read(VIEWER),

@@ -318,8 +318,13 @@ def _campaign_source(campaign: Campaign) -> HumanSource:
 
 def _campaign_scale(aspect: Aspect) -> dict[str, Any]:
     """How the panels read an aspect: declared levels, or a DA slider (0-100: binned in tens,
-    continuous for agreement: interval alpha, no kappa); another slider range is continuous
-    without fixed bins."""
+    continuous for agreement: interval alpha, no kappa; ESA's overall score too); another
+    slider range is continuous without fixed bins; an MQM span aspect as imported MQM
+    penalties (its records' ``raw`` is the MQM score, ``judging.selectors.campaign_judgment_rows``
+    having undone the x100 of its storage)."""
+    if aspect.is_spans:
+        # Scored from error spans by the MQM weights: read as an imported MQM set is.
+        return {"kind": "mqm"}
     if not aspect.is_slider:
         return {"kind": "levels", "values": sorted(aspect.values)}
     if (aspect.minimum, aspect.maximum) == (DA_MIN, DA_MAX):

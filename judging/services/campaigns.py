@@ -1,7 +1,8 @@
 """Writes on campaigns: create a campaign with its items and every judge's assignment.
 
 The protocol decides the scales' kind (categorical levels, 0-100 sliders for direct
-assessment, the 1-5 rank for relative ranking) and its defaults (:data:`PROTOCOL_DEFAULTS`);
+assessment, the 1-5 rank for relative ranking, error spans scored by the MQM weights for MQM,
+error spans and a 0-100 slider for ESA) and its defaults (:data:`PROTOCOL_DEFAULTS`);
 everything else (items, assignment, repeats, QC, timing, exports) is the same machinery for
 every protocol.
 
@@ -36,12 +37,16 @@ from ..models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment,
 from ..scales import (
     KIND_LEVELS,
     KIND_SLIDER,
+    KIND_SPANS,
     da_scales,
     default_scales,
+    esa_scales,
     is_rank_scale,
+    mqm_scales,
     ranking_scales,
     scale_validate,
 )
+from ..spans import SpanError, categories_validate, default_categories
 
 ERROR_NO_SYSTEMS = "Choose at least one system (or the reference as a system) to judge."
 ERROR_NO_JUDGES = "Choose at least one judge."
@@ -72,6 +77,13 @@ ERROR_DA_GROUPED = (
     "Direct assessment shows one candidate per screen (its bad references degrade one "
     "candidate); choose that presentation."
 )
+ERROR_SPANS_GROUPED = (
+    "Error spans are marked in one candidate per screen; choose that presentation."
+)
+ERROR_SPANS_SCALES = "A {protocol} campaign has its own single aspect; it takes no other scale."
+SPANS_SAME_LEVEL_SHARE = 1.0
+"""MQM/ESA: "no errors" on most segments is normal (4404 of 8889 TED MQM ratings); the
+same-level flag is raised only for a judge who gives every item the same score."""
 
 DA_BAD_REFERENCE_SHARE = round(10 / 70, 2)
 """WMT's DA HITs of 100 items held 70 system outputs, 10 bad references of them, 10 repeats
@@ -93,6 +105,18 @@ PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
     Campaign.Protocol.RANKING: {
         "scale_kind": KIND_LEVELS,
         "scales": ranking_scales,
+        "bad_reference_share": 0.0,
+        "repeat_share": 0.05,
+    },
+    Campaign.Protocol.MQM: {
+        "scale_kind": KIND_SPANS,
+        "scales": mqm_scales,
+        "bad_reference_share": 0.0,
+        "repeat_share": 0.05,
+    },
+    Campaign.Protocol.ESA: {
+        "scale_kind": KIND_SLIDER,
+        "scales": esa_scales,
         "bad_reference_share": 0.0,
         "repeat_share": 0.05,
     },
@@ -138,6 +162,7 @@ def campaign_create(
     reference_as_system: str = "",
     protocol: str = Campaign.Protocol.CATEGORICAL,
     candidates_per_screen: int | None = None,
+    error_categories: Sequence[str] | None = None,
     repeat_share: float | None = None,
     bad_reference_share: float | None = None,
     reuse_judgments: bool = False,
@@ -167,6 +192,13 @@ def campaign_create(
     ranking_scales`, with or without the reference shown), and it takes no reused judgments
     and no bad references.
 
+    ``protocol`` mqm (error spans with category and severity) and esa (error spans with
+    severity, then a 0-100 overall score) show one candidate per screen; their one aspect is
+    built in (``mqm`` scored from the spans, ``esa`` the slider). ``error_categories`` is the
+    MQM typology judges choose from (default :data:`judging.spans.MQM_TYPOLOGY`, the WMT one);
+    ESA has none. The aspect's ``needs_reference`` decides whether the reference is shown with
+    the candidate (pass ``mqm_scales(reference=True)``/``esa_scales(reference=True)``).
+
     Raises:
         CampaignError: the systems, references, scales or judges do not allow the campaign.
     """
@@ -191,6 +223,9 @@ def campaign_create(
             scales, reuse_judgments, bad_reference_share, candidates_per_screen
         )
         presentation = Campaign.Presentation.GROUPED
+    categories: list[str] = []
+    if protocol in (Campaign.Protocol.MQM, Campaign.Protocol.ESA):
+        categories, scales = _check_spans(protocol, presentation, scales, error_categories)
     cleaned_scales = _clean_scales(scales or defaults["scales"]())
     for scale in cleaned_scales:
         if scale["kind"] != defaults["scale_kind"]:
@@ -228,7 +263,10 @@ def campaign_create(
         reuse_judgments=reuse_judgments,
         segment_sample=segment_sample,
         created_by=created_by,
+        error_categories=categories,
     )
+    if categories or protocol == Campaign.Protocol.ESA:
+        campaign.same_level_share = SPANS_SAME_LEVEL_SHARE
     campaign.full_clean()
     campaign.save()
     campaign.systems.set(systems)
@@ -251,6 +289,38 @@ def campaign_create(
     items = _store_items(campaign, drafts)
     _store_assignments(campaign, items, drafts, judges, screens)
     return campaign
+
+
+def _check_spans(
+    protocol: str,
+    presentation: str,
+    scales: Sequence[dict[str, Any]] | None,
+    error_categories: Sequence[str] | None,
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """Refuse what an MQM/ESA campaign cannot do; its categories (none for ESA) and scales."""
+    if presentation != Campaign.Presentation.SINGLE:
+        raise CampaignError(ERROR_SPANS_GROUPED)
+    own = mqm_scales() if protocol == Campaign.Protocol.MQM else esa_scales()
+    if scales is not None:
+        try:
+            cleaned = [scale_validate(scale) for scale in scales]
+        except ValueError as error:
+            raise CampaignError(ERROR_SPANS_SCALES.format(protocol=protocol.upper())) from error
+        if len(cleaned) != 1 or {**cleaned[0], "needs_reference": False} != {
+            **scale_validate(own[0]),
+            "needs_reference": False,
+        }:
+            raise CampaignError(ERROR_SPANS_SCALES.format(protocol=protocol.upper()))
+        own = cleaned
+    if protocol == Campaign.Protocol.ESA:
+        return [], own
+    try:
+        categories = categories_validate(
+            default_categories() if error_categories is None else error_categories
+        )
+    except SpanError as error:
+        raise CampaignError(str(error)) from error
+    return categories, own
 
 
 def _check_ranking(

@@ -6,6 +6,13 @@ error) change nothing. A new token on a judged item is a revision: the old score
 JudgmentRevision. Rows of the screen are locked (SELECT … FOR UPDATE) so concurrent
 submissions of one screen are applied one after the other; the unique constraint on
 (assigned item, aspect) is the last line of defence.
+
+Error spans (MQM, ESA) come with the screen as ``spans``: each is checked against the judged
+text and the campaign's categories (``judging.spans``) before anything is written, so a bad
+span stores nothing. An MQM judgment's score is computed here from its spans (the MQM score
+x100, ``judging.spans.mqm_stored``), whatever the page sent; an ESA judgment's score is the
+slider's. A revision replaces the spans (the superseded score is kept in JudgmentRevision, as
+for every protocol; the superseded spans are not).
 """
 
 from __future__ import annotations
@@ -16,7 +23,16 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import Aspect, AssignedItem, Assignment, Campaign, Judgment, JudgmentRevision
+from ..models import (
+    Aspect,
+    AssignedItem,
+    Assignment,
+    Campaign,
+    ErrorSpan,
+    Judgment,
+    JudgmentRevision,
+)
+from ..spans import Span, SpanError, mqm_stored, spans_validate
 from ..tokens import BadToken, screen_token_read
 
 ERROR_BAD_TOKEN = "This page is out of date; reload it and score again."
@@ -30,6 +46,7 @@ ERROR_REFERENCE_TOO_EARLY = "{aspect} is judged after the aspects judged without
 ERROR_CAMPAIGN_CLOSED = "This campaign is closed; judgments can no longer change."
 ERROR_BAD_RANK = "{value!r} is not a rank: rank each translation from 1 (best) to 5 (worst)."
 ERROR_UNRANKED = "Rank every translation on the screen ({missing} of {total} not ranked)."
+ERROR_NO_SPANS = "The page sent no error spans; mark the errors (or none) and submit again."
 
 # A screen's active time can never exceed the wall time since it was rendered; this slack
 # absorbs clock granularity between the page's timer and the server.
@@ -62,6 +79,7 @@ def screen_submit(
     scores: dict[tuple[int, str], int],
     active_ms: int,
     token: str,
+    spans: dict[int, object] | None = None,
 ) -> SubmitResult:
     """Store the scores of one screen of an assignment.
 
@@ -73,16 +91,21 @@ def screen_submit(
         active_ms: visible, non-idle time the judge spent on this rendering of the screen;
             capped at the wall time since rendering, and split evenly over the scores.
         token: the screen token the page was rendered with.
+        spans: MQM/ESA: ``assigned item id -> its error spans as sent`` (a list of dicts,
+            ``judging.spans``; an empty list: no errors), for every item of the screen.
 
     Raises:
         JudgingError: unknown screen, item, aspect or level, an out-of-date token, adequacy
-            before fluency in the sequential order, or a closed campaign.
+            before fluency in the sequential order, a closed campaign, or (MQM/ESA) missing or
+            invalid spans.
     """
     nonce, elapsed_ms = _token_read(token, assignment, screen)
     campaign = assignment.campaign
     if campaign.status == Campaign.Status.CLOSED:
         raise JudgingError(ERROR_CAMPAIGN_CLOSED)
-    if not scores:
+    if campaign.protocol == Campaign.Protocol.MQM:
+        scores = {}  # MQM scores come from the spans, never from the page.
+    elif not scores and not campaign.has_spans:
         raise JudgingError(ERROR_NO_SCORES)
     # Lock the screen's rows first: a second request for the same screen waits here.
     placed = {
@@ -94,6 +117,12 @@ def screen_submit(
     if not placed:
         raise JudgingError(ERROR_NO_SCREEN)
     aspects = {aspect.name: aspect for aspect in campaign.aspects.all()}
+    marked: dict[int, list[Span]] = {}
+    if campaign.has_spans:
+        marked = _validate_spans(campaign, spans or {}, placed)
+        scores = _span_scores(campaign, scores, marked, aspects)
+        if not scores:
+            raise JudgingError(ERROR_NO_SCORES)
     if campaign.protocol == Campaign.Protocol.RANKING:
         _validate_ranking(scores, placed, aspects)
     _validate(scores, placed, aspects)
@@ -110,8 +139,9 @@ def screen_submit(
     counts = {"created": 0, "revised": 0, "unchanged": 0}
     for (key, score), share in zip(sorted(scores.items()), shares, strict=True):
         judgment = existing.get(key)
+        item_spans = marked.get(key[0])
         if judgment is None:
-            Judgment.objects.create(
+            judgment = Judgment.objects.create(
                 assigned_item=placed[key[0]],
                 aspect=aspects[key[1]],
                 protocol=campaign.protocol,
@@ -121,13 +151,70 @@ def screen_submit(
                 created_at=now,
                 updated_at=now,
             )
+            if item_spans:
+                _store_spans(judgment, item_spans)
             counts["created"] += 1
         elif judgment.submission_token == nonce:
             counts["unchanged"] += 1
         else:
-            counts[_revise(judgment, score, share, nonce, now)] += 1
+            counts[_revise(judgment, score, share, nonce, now, item_spans)] += 1
     _mark_completed(list(placed.values()), len(aspects), now)
     return SubmitResult(**counts)
+
+
+def _validate_spans(
+    campaign: Campaign, spans: dict[int, object], placed: dict[int, AssignedItem]
+) -> dict[int, list[Span]]:
+    """Every item of the screen has its spans, each inside its text with a known category
+    (MQM) and severity."""
+    if set(spans) - set(placed):
+        raise JudgingError(ERROR_FOREIGN_ITEM)
+    categories = campaign.error_categories if campaign.protocol == Campaign.Protocol.MQM else None
+    marked = {}
+    for assigned_id, row in placed.items():
+        if assigned_id not in spans:
+            raise JudgingError(ERROR_NO_SPANS)
+        try:
+            marked[assigned_id] = spans_validate(
+                spans[assigned_id], text=row.item.text, categories=categories
+            )
+        except SpanError as error:
+            raise JudgingError(str(error)) from error
+    return marked
+
+
+def _span_scores(
+    campaign: Campaign,
+    scores: dict[tuple[int, str], int],
+    marked: dict[int, list[Span]],
+    aspects: dict[str, Aspect],
+) -> dict[tuple[int, str], int]:
+    """MQM: each item's score from its spans; ESA: the sliders as sent."""
+    if campaign.protocol != Campaign.Protocol.MQM:
+        return scores
+    name = next(iter(aspects))
+    return {(assigned_id, name): mqm_stored(spans) for assigned_id, spans in marked.items()}
+
+
+def _store_spans(judgment: Judgment, spans: list[Span]) -> None:
+    ErrorSpan.objects.bulk_create(
+        ErrorSpan(
+            judgment=judgment,
+            start=span.start,
+            end=span.end,
+            category=span.category,
+            severity=span.severity,
+            note=span.note,
+        )
+        for span in spans
+    )
+
+
+def _stored_spans(judgment: Judgment) -> list[Span]:
+    return [
+        Span(row.start, row.end, row.severity, row.category, row.note)
+        for row in judgment.spans.all()
+    ]
 
 
 def _validate(
@@ -183,9 +270,25 @@ def _check_order(
                 raise JudgingError(ERROR_REFERENCE_TOO_EARLY.format(aspect=aspects[aspect_name]))
 
 
-def _revise(judgment: Judgment, score: int, share: int, nonce: str, now: datetime) -> str:
-    """Apply a new submission to a judged item; keep the old score when it changes."""
+def _revise(
+    judgment: Judgment,
+    score: int,
+    share: int,
+    nonce: str,
+    now: datetime,
+    spans: list[Span] | None = None,
+) -> str:
+    """Apply a new submission to a judged item; keep the old score when it changes. With
+    ``spans`` (MQM, ESA), the judgment's spans are replaced when they changed."""
     changed = judgment.score != score
+    if spans is not None:
+        old = sorted(
+            _stored_spans(judgment), key=lambda s: (s.start, s.end, s.category, s.severity)
+        )
+        if old != spans:
+            judgment.spans.all().delete()
+            _store_spans(judgment, spans)
+            changed = True
     if changed:
         JudgmentRevision.objects.create(
             judgment=judgment,

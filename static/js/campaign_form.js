@@ -1,8 +1,8 @@
 /* evaltrans campaign form: show the chosen protocol's options, and its default repeat share.
  *
- * Blocks marked data-protocol="<protocol>" are shown only for that protocol, blocks marked
- * data-protocol-hide="<protocol>" for every other one (ranking has no presentation choice: its
- * candidates always stand side by side). The repeat share
+ * Blocks marked data-protocol="<protocol> …" are shown only for those protocols, blocks marked
+ * data-protocol-hide="<protocol> …" for every other one (ranking has no presentation choice: its
+ * candidates always stand side by side; MQM and ESA show one candidate per screen). The repeat share
  * carries each protocol's default (data-default-<protocol>); switching the protocol swaps the
  * value only while it still holds the other protocol's default, so a typed value is kept.
  * Without this script every block is shown and the server ignores the other protocol's options.
@@ -23,11 +23,12 @@
 
   function apply() {
     const protocol = chosen();
+    // A block may name several protocols, separated by spaces ("mqm esa").
     form.querySelectorAll("[data-protocol]").forEach((block) => {
-      block.hidden = block.dataset.protocol !== protocol;
+      block.hidden = !block.dataset.protocol.split(" ").includes(protocol);
     });
     form.querySelectorAll("[data-protocol-hide]").forEach((block) => {
-      block.hidden = block.dataset.protocolHide === protocol;
+      block.hidden = block.dataset.protocolHide.split(" ").includes(protocol);
     });
     if (repeat && shown !== null && shown !== protocol) {
       const before = repeat.getAttribute("data-default-" + shown);

@@ -10,6 +10,8 @@
  * rank 1-5 (1 best, ties allowed); a digit ranks the highlighted candidate and highlights the
  * next unranked one; Tab and the arrow keys (→ ↓ next, ← ↑ previous) move between candidates
  * (Tab after the last goes to the submit button); Enter submits once every candidate is ranked.
+ * Error spans (MQM, ESA): judging_spans.js handles the candidate text; this script submits
+ * (an MQM screen has no question cell, an ESA screen its 0-100 slider after the spans).
  * Everything also works with the mouse, and without this script (plain form post; a slider
  * then sends where it stands).
  *
@@ -387,7 +389,8 @@
   }
 
   const start = firstOpen(0);
-  setCurrent(start === -1 ? 0 : start, true);
+  // An MQM screen has no question of its own (its score comes from the spans): no cell.
+  if (cells.length) setCurrent(start === -1 ? 0 : start, true);
   if (start === -1 && cells.length) showHint("Revising: change any answer, then press Enter.");
   else if (start !== -1 && sliderOf(cells[start])) showHint("Move the slider with the arrow keys or the mouse.");
 })();
