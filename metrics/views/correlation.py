@@ -31,7 +31,7 @@ from metrics.selectors import correlation as selectors
 from metrics.selectors import scatter as scatter_selectors
 from metrics.selectors import sweep as sweep_selectors
 from metrics.selectors.correlation import AGGREGATIONS, LEVELS, MetaEvaluationError
-from metrics.selectors.preferences import correlation_aspects
+from metrics.selectors.preferences import SEGMENT_COEFFICIENTS, correlation_aspects
 from metrics.services.sweeps import sweep_run_start
 
 DOWNLOAD_TYPES = {
@@ -55,9 +55,14 @@ def _choice(request: HttpRequest, name: str, choices: Any, default: str) -> str:
     return value if value in choices else default
 
 
-def _matrix_options(request: HttpRequest) -> dict[str, Any]:
+def _default_coefficient(source: HumanSource) -> str:
+    """Pearson, or for a ranking campaign the one coefficient its segment level has."""
+    return SEGMENT_COEFFICIENTS[0] if source.is_ranking else "pearson"
+
+
+def _matrix_options(request: HttpRequest, source: HumanSource) -> dict[str, Any]:
     return {
-        "coefficient": _choice(request, "coefficient", COEFFICIENTS, "pearson"),
+        "coefficient": _choice(request, "coefficient", COEFFICIENTS, _default_coefficient(source)),
         "grouping": _choice(request, "grouping", GROUPINGS, "none"),
         "aggregation": _choice(request, "aggregation", AGGREGATIONS, "corpus"),
         "significance": request.GET.get("significance", "auto"),
@@ -78,7 +83,7 @@ def correlation_index(request: HttpRequest) -> HttpResponse:
 @require_GET
 def correlation_matrix(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
-    options = _matrix_options(request)
+    options = _matrix_options(request, source)
     context: dict[str, Any] = {
         "source": source,
         "options": options,
@@ -106,7 +111,7 @@ def correlation_matrix_download(
     if file_format not in DOWNLOAD_TYPES:
         raise Http404("unknown download format")
     source = _source(kind, pk)
-    options = _matrix_options(request)
+    options = _matrix_options(request, source)
     try:
         matrix = selectors.cached_correlation_matrix(source=source, **options)
     except MetaEvaluationError as error:
@@ -230,7 +235,7 @@ def correlation_sweep(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         "measure_options": {name: sweep_selectors.sweepable_options(name) for name in METRICS},
         "values_text": ",".join(values),
         "columns": columns,
-        "coefficient": _choice(request, "coefficient", COEFFICIENTS, "pearson"),
+        "coefficient": _choice(request, "coefficient", COEFFICIENTS, _default_coefficient(source)),
         "grouping": _choice(request, "grouping", GROUPINGS, "none"),
         "coefficients": COEFFICIENTS,
         "groupings": GROUPINGS,

@@ -343,3 +343,18 @@ def test_the_scatter_pages_of_a_ranking_campaign_draw(client, ranked, viewer_use
         assert response.status_code == 200
         assert "error" not in response.context or not response.context["error"], level
     cache.clear()
+
+
+def test_a_ranking_campaigns_matrix_and_sweep_open_on_kendall_like(client, ranked, viewer_user):
+    cache.clear()
+    client.force_login(viewer_user)
+    for name in ("matrix", "sweep"):
+        response = client.get(reverse(f"correlation:{name}", args=["campaign", ranked.pk]))
+        assert response.status_code == 200 and not response.context.get("error"), name
+        assert (
+            response.context.get(
+                "coefficient", response.context.get("options", {}).get("coefficient")
+            )
+            == "kendall-like"
+        )
+    cache.clear()
