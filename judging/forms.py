@@ -20,6 +20,7 @@ from .scales import (
     default_scales,
     esa_scales,
     mqm_scales,
+    postedit_scales,
     ranking_scales,
     scale_validate,
 )
@@ -37,6 +38,7 @@ DA_BASIS_CHOICES = [
 
 SCORE_FIELD = re.compile(r"^score-(?P<assigned>\d+)-(?P<aspect>[-\w]+)$")
 SPANS_FIELD = re.compile(r"^spans-(?P<assigned>\d+)$")
+POSTEDIT_FIELD = re.compile(r"^postedit-(?P<assigned>\d+)$")
 MAX_SPANS_FIELD = 100_000
 # No screen honestly takes a judge more than an hour of active time.
 MAX_ACTIVE_MS = 3_600_000
@@ -47,7 +49,8 @@ class CampaignForm(forms.Form):
     (categorical), the direct-assessment options (WMT's 0-100 sliders), the ranking options
     (the 1-5 rank, with or without the reference; candidates per screen) or the error-span
     options (MQM: the category list, pre-filled with the WMT typology; MQM and ESA: whether the
-    reference is shown); options of the
+    reference is shown) or the post-editing options (reference shown; share translated from
+    scratch); options of the
     other protocols are dropped, so ``cleaned_data`` holds exactly ``campaign_create``'s
     arguments."""
 
@@ -104,6 +107,23 @@ class CampaignForm(forms.Form):
         initial=False,
         label="Show the reference while marking errors",
         help_text="WMT MQM and ESA show the source only (bilingual raters).",
+    )
+    postedit_reference = forms.BooleanField(
+        required=False,
+        initial=False,
+        label="Show the reference while post-editing",
+        help_text="Bilingual post-editors work from the source; HTER's original post-editors "
+        "(GALE) were shown the reference.",
+    )
+    scratch_share = forms.FloatField(
+        min_value=0.0,
+        max_value=0.5,
+        initial=0.0,
+        required=False,
+        label="Share translated from scratch",
+        help_text="0 to 0.5 of the items are shown without the candidate, to translate from "
+        "scratch: the campaign page then reports the relative efficiency of post-editing "
+        "(time per word from scratch / time per word post-editing) per system.",
     )
     systems = forms.ModelMultipleChoiceField(
         queryset=None, widget=forms.CheckboxSelectMultiple, required=False
@@ -206,10 +226,19 @@ class CampaignForm(forms.Form):
         with_reference = cleaned.pop("ranking_reference", False)
         categories = cleaned.pop("error_categories", "") or ""
         spans_reference = cleaned.pop("spans_reference", False)
+        postedit_reference = cleaned.pop("postedit_reference", False)
+        scratch_share = cleaned.pop("scratch_share", None)
         cleaned["error_categories"] = None
+        cleaned["scratch_share"] = None
         if cleaned.get("protocol") in (Campaign.Protocol.MQM, Campaign.Protocol.ESA):
             cleaned["presentation"] = Campaign.Presentation.SINGLE
-        if cleaned.get("protocol") == Campaign.Protocol.MQM:
+        if cleaned.get("protocol") == Campaign.Protocol.POST_EDIT:
+            cleaned["presentation"] = Campaign.Presentation.SINGLE
+            cleaned["scales"] = postedit_scales(reference=postedit_reference)
+            cleaned["bad_reference_share"] = None
+            cleaned["reuse_judgments"] = False
+            cleaned["scratch_share"] = scratch_share or 0.0
+        elif cleaned.get("protocol") == Campaign.Protocol.MQM:
             cleaned["scales"] = mqm_scales(reference=spans_reference)
             cleaned["bad_reference_share"] = None
             try:
@@ -260,6 +289,15 @@ class ScreenForm(forms.Form):
             except (TypeError, ValueError):
                 spans[int(match["assigned"])] = None
         return spans
+
+    def postedits(self) -> dict[int, object]:
+        """The post-edits sent (post-editing), keyed by assigned item id, as typed (the service
+        cleans and checks them)."""
+        return {
+            int(match["assigned"]): value
+            for name, value in self.data.items()
+            if (match := POSTEDIT_FIELD.match(name))
+        }
 
     def scores(self) -> dict[tuple[int, str], int]:
         """The levels sent, keyed by (assigned item id, aspect name); non-numbers are skipped

@@ -3,8 +3,9 @@
 A campaign judges with one *protocol*: categorical levels, WMT direct assessment on 0-100
 sliders, relative ranking (2-5 candidates of one source side by side, each ranked 1-5), or
 error spans (MQM: spans with category and severity, scored by the MQM weights; ESA: spans
-with severity, then a 0-100 overall score); post-editing is to come as a further protocol on
-the same items, assignments, QC, timing and exports. A campaign's protocol is fixed at creation, and every
+with severity, then a 0-100 overall score) or post-editing (the judge edits the candidate into
+a correct translation: a targeted reference for HTER; active time gives the post-editing
+effort), on the same items, assignments, QC, timing and exports. A campaign's protocol is fixed at creation, and every
 judgment stores the protocol that produced it (``Judgment.protocol``): exports write it on
 every row, and a judgment is reused in another campaign only when it was made under that
 campaign's protocol (a rank means nothing outside the screen it was given on).
@@ -14,6 +15,7 @@ Campaign → Item (one distinct (segment, text) pair; stands for every system wi
 Campaign → Assignment (one judge) → AssignedItem (an item at a screen of the judge's order)
 AssignedItem → Judgment (one per aspect; revisions kept in JudgmentRevision)
 Judgment → ErrorSpan (MQM/ESA: the marked errors of the judged text)
+Judgment → PostEdit (post-editing: the judge's edited text, or translation from scratch)
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from evaltrans.corpora.models import Candidate, Reference, Segment, System, Test
 from .qc import QC_MIN_JUDGMENTS, SAME_LEVEL_SHARE
 from .scales import (
     KIND_LEVELS,
+    KIND_POSTEDIT,
     KIND_SLIDER,
     KIND_SPANS,
     MAX_LABEL_LENGTH,
@@ -64,14 +67,15 @@ class Campaign(models.Model):
         TOGETHER = "together", "All aspects at once"
 
     class Protocol(models.TextChoices):
-        """How judges score. Post-editing is to come as a further value (``post-edit``) on
-        the same machinery."""
+        """How judges score (post-editing: the judge edits the candidate; the judgment's
+        score is 0, its text is a ``PostEdit``)."""
 
         CATEGORICAL = "categorical", "Categorical levels (LDC fluency and adequacy)"
         DIRECT_ASSESSMENT = "direct-assessment", "Direct assessment (0–100 slider, WMT)"
         RANKING = "ranking", "Relative ranking (2–5 candidates ranked 1–5, WMT)"
         MQM = "mqm", "MQM error spans (category and severity, WMT 2021–)"
         ESA = "esa", "ESA (error spans, then a 0–100 score; Kocmi et al. 2024)"
+        POST_EDIT = "post-edit", "Post-editing (edit the candidate; HTER, time per word)"
 
     name = models.CharField(max_length=200, unique=True)
     protocol = models.CharField(
@@ -137,6 +141,12 @@ class Campaign(models.Model):
         help_text="Share of each judge's candidate screens followed, later, by a degraded copy "
         "('bad reference', WMT DA quality control).",
     )
+    scratch_share = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Post-editing: share of items translated from scratch (the candidate not "
+        "shown), for the relative efficiency of post-editing; 0: none.",
+    )
     reuse_judgments = models.BooleanField(
         default=False, help_text="Reuse judgments of the same (source, text) from other campaigns."
     )
@@ -177,6 +187,10 @@ class Campaign(models.Model):
                 name="campaign_bad_reference_share_range",
             ),
             models.CheckConstraint(
+                condition=models.Q(scratch_share__gte=0) & models.Q(scratch_share__lte=0.5),
+                name="campaign_scratch_share_range",
+            ),
+            models.CheckConstraint(
                 condition=models.Q(candidates_per_screen__gte=2)
                 & models.Q(candidates_per_screen__lte=5),
                 name="campaign_candidates_per_screen_range",
@@ -194,6 +208,11 @@ class Campaign(models.Model):
         """Whether judges mark error spans (MQM, ESA)."""
         return self.protocol in (self.Protocol.MQM, self.Protocol.ESA)
 
+    @property
+    def is_postedit(self) -> bool:
+        """Whether judges post-edit the candidates."""
+        return self.protocol == self.Protocol.POST_EDIT
+
 
 class Aspect(models.Model):
     """One scale of a campaign (fluency, adequacy …). ``levels`` is the scale as data:
@@ -204,6 +223,7 @@ class Aspect(models.Model):
         LEVELS = KIND_LEVELS, "Levels"
         SLIDER = KIND_SLIDER, "Slider"
         SPANS = KIND_SPANS, "Error spans (MQM score)"
+        POSTEDIT = KIND_POSTEDIT, "Post-edit (text; no score)"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="aspects")
     name = models.SlugField(max_length=MAX_NAME_LENGTH)
@@ -249,7 +269,10 @@ class Aspect(models.Model):
 
     def accepts(self, value: int) -> bool:
         """Whether ``value`` is a score of this scale: one of its levels, or for a slider any
-        integer between its ends; for MQM spans, any penalty (x100: 0 or below)."""
+        integer between its ends; for MQM spans, any penalty (x100: 0 or below); a post-edit
+        has no score (always 0)."""
+        if self.kind == self.Kind.POSTEDIT:
+            return value == 0
         if self.is_spans:
             return value <= 0
         if self.is_slider:
@@ -363,7 +386,8 @@ class Judgment(models.Model):
         choices=Campaign.Protocol.choices,
         default=Campaign.Protocol.CATEGORICAL,
         help_text="The protocol that produced the score (for ranking, ``score`` is the rank: "
-        "1 best; for MQM, the MQM score x100; for ESA, the 0-100 overall score).",
+        "1 best; for MQM, the MQM score x100; for ESA, the 0-100 overall score; for "
+        "post-editing, 0: the text is a PostEdit).",
     )
     score = models.IntegerField()
     active_ms = models.PositiveIntegerField(default=0)
@@ -428,3 +452,22 @@ class ErrorSpan(models.Model):
 
     def __str__(self) -> str:
         return f"{self.severity} {self.category or 'error'} {self.start}-{self.end}"
+
+
+class PostEdit(models.Model):
+    """The text a judge produced on a post-editing screen: the candidate edited into a correct
+    translation (a *targeted reference* of every (segment, system) the item stands for), or,
+    with ``from_scratch``, a translation made without seeing the candidate (no targeted
+    reference; it measures the time of translating from scratch). One line of text
+    (``judging.postedit.postedit_clean``). A revision replaces the text (the judgment's
+    superseded score and time go to JudgmentRevision; the superseded text is not kept)."""
+
+    judgment = models.OneToOneField(Judgment, on_delete=models.CASCADE, related_name="postedit")
+    text = models.TextField()
+    from_scratch = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["judgment"]
+
+    def __str__(self) -> str:
+        return f"{'translation' if self.from_scratch else 'post-edit'} of {self.judgment_id}"

@@ -50,7 +50,10 @@ KIND_SLIDER = "slider"
 KIND_SPANS = "spans"
 """An MQM error-span aspect: the judge marks spans; the score is computed from them
 (``judging.spans``), never given directly."""
-KINDS = (KIND_LEVELS, KIND_SLIDER, KIND_SPANS)
+KIND_POSTEDIT = "postedit"
+"""A post-editing aspect: the judge edits the candidate into a correct translation; the text is
+stored (``judging.models.PostEdit``), the judgment's score is always 0 (no score)."""
+KINDS = (KIND_LEVELS, KIND_SLIDER, KIND_SPANS, KIND_POSTEDIT)
 
 # WMT direct assessment (Graham et al. 2013, 2017; Appraise's segment-level DA): a 0-100
 # slider per aspect. Adequacy is source-based (bilingual judges, WMT since 2019) or
@@ -141,6 +144,28 @@ ESA = {
 }
 
 
+# Post-editing: the one aspect of a post-editing campaign. It has no score of its own (the
+# judgment's score is always 0); what counts is the post-edited text and the active time.
+POSTEDIT_NAME = "post-edit"
+POSTEDIT = {
+    "name": POSTEDIT_NAME,
+    "label": "Post-edit",
+    "question": "Edit the translation into a correct one, changing as little as needed.",
+    "needs_reference": False,
+    "kind": KIND_POSTEDIT,
+    "levels": [{"value": 0, "text": "Post-edited"}],
+    "perfect": 0,
+}
+
+
+def postedit_scales(*, reference: bool = False) -> list[dict[str, Any]]:
+    """The one aspect of a post-editing campaign, with the reference shown or not (a fresh
+    copy)."""
+    scale = copy.deepcopy(POSTEDIT)
+    scale["needs_reference"] = reference
+    return [scale]
+
+
 def mqm_scales(*, reference: bool = False) -> list[dict[str, Any]]:
     """The one aspect of an MQM campaign, judged with the reference shown or not (WMT MQM:
     source only) (a fresh copy)."""
@@ -170,6 +195,7 @@ ERROR_SLIDER_SHAPE = (
 )
 ERROR_SCALE_KIND = "The kind of a scale is 'levels' or 'slider'."
 ERROR_SPANS_SCALE = "An error-span (MQM) scale is the built-in one; it takes no levels of its own."
+ERROR_POSTEDIT_SCALE = "A post-editing scale is the built-in one; it takes no levels of its own."
 ERROR_SCALE_PERFECT = "The perfect level of a scale must be one of its values."
 ERROR_SCALE_TOO_LONG = (
     "The {field} of scale {name!r} is {length} characters long; the limit is {limit}."
@@ -246,6 +272,9 @@ def scale_validate(scale: dict[str, Any]) -> dict[str, Any]:
     if cleaned["kind"] == KIND_SPANS:
         if {**cleaned, "needs_reference": False} != {**MQM, "needs_reference": False}:
             raise ValueError(ERROR_SPANS_SCALE)
+    elif cleaned["kind"] == KIND_POSTEDIT:
+        if {**cleaned, "needs_reference": False} != {**POSTEDIT, "needs_reference": False}:
+            raise ValueError(ERROR_POSTEDIT_SCALE)
     elif cleaned["kind"] == KIND_SLIDER:
         _check_slider(cleaned, values)
     elif (

@@ -14,7 +14,17 @@ from evaltrans.corpora.formats.base import CorpusData, EvaluationData, SegmentDa
 from evaltrans.corpora.formats.evaltrans_xml import DEFAULT_LEVELS
 from evaltrans.corpora.models import Reference, Segment
 
-from .models import Aspect, AssignedItem, Assignment, Campaign, ErrorSpan, Item, Judgment
+from .models import (
+    Aspect,
+    AssignedItem,
+    Assignment,
+    Campaign,
+    ErrorSpan,
+    Item,
+    Judgment,
+    PostEdit,
+)
+from .postedit import Timing, is_from_scratch, relative_efficiency, timing
 from .qc import JudgeQuality, judge_quality
 from .ranking import (
     Comparison,
@@ -149,6 +159,12 @@ class Entry:
     locked: list[tuple[Aspect, int, str]] = field(default_factory=list)
     spans: list[dict[str, Any]] = field(default_factory=list)
     """MQM/ESA: the error spans the judge marked (revising), as the page sends them."""
+    from_scratch: bool = False
+    """Post-editing: translate from scratch (``text`` is then empty: the candidate is not
+    shown, not even sent to the browser)."""
+    postedit: str = ""
+    """Post-editing: what the text box holds at first: the judge's post-edit (revising), else
+    the candidate (empty from scratch)."""
 
     @property
     def spans_json(self) -> str:
@@ -200,6 +216,11 @@ class Screen:
         return list(self.campaign.error_categories) if self.is_mqm else []
 
     @property
+    def is_postedit(self) -> bool:
+        """A post-editing screen: the judge edits the candidate in a text box."""
+        return self.campaign.is_postedit
+
+    @property
     def is_ranking(self) -> bool:
         """A relative-ranking screen: its candidates side by side, each ranked 1-5."""
         return self.campaign.protocol == Campaign.Protocol.RANKING
@@ -248,6 +269,15 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
     segment = placed[0].item.segment
     show_reference = stage != "blind" and any(aspect.needs_reference for aspect in asked)
     marked = _marked_spans(placed) if campaign.has_spans else {}
+    edited = (
+        dict(
+            PostEdit.objects.filter(judgment__assigned_item__in=placed).values_list(
+                "judgment__assigned_item_id", "text"
+            )
+        )
+        if campaign.is_postedit
+        else {}
+    )
     entries = []
     for number, row in enumerate(placed):
         # An MQM aspect is scored from the spans: no question of its own.
@@ -258,7 +288,7 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
                 value=values.get((row.pk, aspect.pk)),
             )
             for aspect in asked
-            if not aspect.is_spans
+            if not aspect.is_spans and aspect.kind != Aspect.Kind.POSTEDIT
         ]
         locked = [
             (aspect, values[(row.pk, aspect.pk)], _level_text(aspect, values[(row.pk, aspect.pk)]))
@@ -266,14 +296,20 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
             if aspect not in asked and (row.pk, aspect.pk) in values
         ]
         label = chr(ord("A") + number) if len(placed) > 1 and number < 26 else str(number + 1)
+        scratch = campaign.is_postedit and is_from_scratch(
+            seed=campaign.seed, assigned_item_id=row.pk, share=campaign.scratch_share
+        )
+        text = "" if scratch else row.item.text
         entries.append(
             Entry(
                 assigned=row,
                 label=label,
-                text=row.item.text,
+                text=text,
                 cells=cells,
                 locked=locked,
                 spans=marked.get(row.pk, []),
+                from_scratch=scratch,
+                postedit=edited.get(row.pk, text),
             )
         )
     before, after = (
@@ -533,7 +569,8 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
     keep them for intra-judge consistency); bad references (kind ``bad_reference``) belong to
     the systems of the candidate they degrade, named by ``original_item``. Every row carries
     the ``protocol`` that produced the judgment and the judge's ``screen`` (1-based, as in the
-    judging URLs; for ranking, the candidates ranked together share judge and screen)."""
+    judging URLs; for ranking, the candidates ranked together share judge and screen). A
+    post-editing campaign's rows carry the ``postedit`` text and ``from_scratch``."""
     owners = _item_owners(campaign)
     fields = {
         "judge": "assigned_item__assignment__judge__username",
@@ -572,6 +609,14 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
     if campaign.has_spans:
         ids = [values[-1] for values in own] + [values[-1] for values in reused_links]
         spans = _judgment_spans(ids)
+    edits: dict[int, tuple[str, bool]] = {}
+    if campaign.is_postedit:
+        edits = {
+            judgment_id: (text, scratch)
+            for judgment_id, text, scratch in PostEdit.objects.filter(
+                judgment__assigned_item__assignment__campaign=campaign
+            ).values_list("judgment_id", "text", "from_scratch")
+        }
     rows = []
     for reused, source in ((False, own), (True, reused_links)):
         for item_id, *values in source:
@@ -608,6 +653,10 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
                 )
                 if campaign.has_spans:
                     rows[-1]["spans"] = spans.get(judgment["judgment"], [])
+                if campaign.is_postedit:
+                    text, scratch = edits.get(judgment["judgment"], ("", False))
+                    rows[-1]["postedit"] = text
+                    rows[-1]["from_scratch"] = scratch
     rows.sort(key=lambda row: (row["segment_index"], row["system"], row["aspect"], row["judge"]))
     return rows
 
@@ -910,3 +959,152 @@ def campaign_span_judgments(*, campaign: Campaign, page: int = 1) -> SpanJudgmen
         pages=pages,
         agreement=campaign_span_agreement(campaign=campaign, rows=every),
     )
+
+
+# ---------------------------------------------------------------- post-editing
+
+
+@dataclass(frozen=True)
+class TargetedSegment:
+    """One (segment, system) of a post-editing campaign: the system's candidate and its
+    post-edits (targeted references), one per judge who post-edited it."""
+
+    system: str
+    segment_index: int
+    seg_id: str
+    doc_id: str
+    candidate: str
+    post_edits: tuple[str, ...]
+    judges: tuple[str, ...]
+
+
+def campaign_targeted_references(*, campaign: Campaign) -> list[TargetedSegment]:
+    """Per (segment, system), the post-edits of a post-editing campaign: the targeted
+    references HTER is computed against. An item shared by several systems (the same output)
+    gives each of them the same post-edits. Translations from scratch, planted repeats and
+    bad references are left out (they are not edits of the system's candidate); a (segment,
+    system) without a post-edit is absent. Sorted by system, then segment index."""
+    if not campaign.is_postedit:
+        return []
+    owners = _item_owners(campaign)
+    found: dict[tuple[str, int], dict[str, Any]] = {}
+    rows = (
+        PostEdit.objects.filter(
+            judgment__assigned_item__assignment__campaign=campaign,
+            from_scratch=False,
+            judgment__assigned_item__is_repeat=False,
+            judgment__assigned_item__item__kind=Item.Kind.CANDIDATE,
+        )
+        .order_by("judgment__assigned_item__assignment__judge__username")
+        .values_list(
+            "text",
+            "judgment__assigned_item__item_id",
+            "judgment__assigned_item__item__text",
+            "judgment__assigned_item__item__segment__index",
+            "judgment__assigned_item__item__segment__seg_id",
+            "judgment__assigned_item__item__segment__doc_id",
+            "judgment__assigned_item__assignment__judge__username",
+        )
+    )
+    for text, item_id, candidate, index, seg_id, doc_id, judge in rows:
+        for system in owners.get(item_id, []):
+            entry = found.setdefault(
+                (system, index),
+                {
+                    "system": system,
+                    "segment_index": index,
+                    "seg_id": seg_id,
+                    "doc_id": doc_id,
+                    "candidate": candidate,
+                    "post_edits": [],
+                    "judges": [],
+                },
+            )
+            entry["post_edits"].append(text)
+            entry["judges"].append(judge)
+    return [
+        TargetedSegment(
+            **{**entry, "post_edits": tuple(entry["post_edits"]), "judges": tuple(entry["judges"])}
+        )
+        for _, entry in sorted(found.items())
+    ]
+
+
+@dataclass(frozen=True)
+class PostEditSystemRow:
+    """Per system: its post-edits, HTER, post-editing time per word, relative efficiency."""
+
+    name: str
+    post_edits: int
+    segments: int
+    hter: float | None
+    """Corpus HTER in percent: summed edits over summed (average) post-edit lengths."""
+    mean_sentence_hter: float | None
+    timing: Timing
+    efficiency: float | None
+
+
+@dataclass(frozen=True)
+class PostEditPanel:
+    systems: list[PostEditSystemRow]
+    scratch: Timing
+    signature: str
+
+
+def postedit_panel(*, campaign: Campaign) -> PostEditPanel | None:
+    """The campaign page's post-editing figures (``judging.postedit``): per system the number
+    of post-edits, HTER against them (``metrics.core.hter``, TER with tercom's defaults), the
+    active time per word post-editing, and the relative efficiency when items were translated
+    from scratch. None for another protocol."""
+    if not campaign.is_postedit:
+        return None
+    from metrics.core.hter import hter  # the pure measure library; loaded on this page only
+
+    targeted = campaign_targeted_references(campaign=campaign)
+    by_system: dict[str, list[TargetedSegment]] = defaultdict(list)
+    for segment in targeted:
+        by_system[segment.system].append(segment)
+    owners = _item_owners(campaign)
+    work: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    scratch_rows: list[tuple[int, str]] = []
+    for item_id, active_ms, text, scratch in PostEdit.objects.filter(
+        judgment__assigned_item__assignment__campaign=campaign,
+        judgment__assigned_item__is_repeat=False,
+        judgment__assigned_item__item__kind=Item.Kind.CANDIDATE,
+    ).values_list(
+        "judgment__assigned_item__item_id", "judgment__active_ms", "text", "from_scratch"
+    ):
+        if scratch:
+            scratch_rows.append((active_ms, text))
+            continue
+        for system in owners.get(item_id, []):
+            work[system].append((active_ms, text))
+    scratch = timing(scratch_rows)
+    names = sorted(set(campaign.systems.values_list("name", flat=True)) | set(by_system))
+    rows = []
+    signature = ""
+    for name in names:
+        segments = by_system.get(name, [])
+        spent = timing(work.get(name, []))
+        score = mean = None
+        if segments:
+            result = hter(
+                [segment.candidate for segment in segments],
+                [list(segment.post_edits) for segment in segments],
+                source=campaign.name,
+            )
+            score = result.score
+            mean = sum(result.sentences) / len(result.sentences)
+            signature = signature or str(result.signature)
+        rows.append(
+            PostEditSystemRow(
+                name=name,
+                post_edits=sum(len(segment.post_edits) for segment in segments),
+                segments=len(segments),
+                hter=score,
+                mean_sentence_hter=mean,
+                timing=spent,
+                efficiency=relative_efficiency(scratch, spent),
+            )
+        )
+    return PostEditPanel(systems=rows, scratch=scratch, signature=signature)

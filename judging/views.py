@@ -46,6 +46,7 @@ from .selectors import (
     campaign_progress,
     campaign_span_agreement,
     campaign_span_judgments,
+    postedit_panel,
     ranking_wins_panel,
     screen_detail,
     screen_next,
@@ -72,6 +73,7 @@ EXPORT_COLUMNS = [
     "screen",
     "spans",
 ]
+POSTEDIT_COLUMNS = ["postedit", "from_scratch"]
 
 # Silence after which the judging page stops its clock (input activity); settings may change
 # it through JUDGING_IDLE_MS.
@@ -177,6 +179,7 @@ def _screen_post(request: HttpRequest, assignment: Assignment, screen: int) -> H
             active_ms=form.cleaned_data["active_ms"],
             token=form.cleaned_data["token"],
             spans=form.spans(),
+            postedits=form.postedits(),
         )
     except JudgingError as error:
         messages.error(request, str(error))
@@ -223,6 +226,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context["ranking"] = ranking_wins_panel(campaign=campaign)
     if campaign.has_spans:
         context["span_agreement"] = campaign_span_agreement(campaign=campaign)
+    if campaign.is_postedit:
+        context["postedit"] = postedit_panel(campaign=campaign)
     return render(request, "judging/campaign_detail.html", context)
 
 
@@ -251,7 +256,8 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
     stem = f"campaign-{campaign.pk}-judgments"
     if export_format == "csv":
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
+        columns = EXPORT_COLUMNS + (POSTEDIT_COLUMNS if campaign.is_postedit else [])
+        writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(
             {column: spreadsheet_safe(value) for column, value in _csv_row(row).items()}
@@ -278,10 +284,10 @@ def campaign_export(request: HttpRequest, pk: int, export_format: str) -> HttpRe
         response["Content-Disposition"] = f'attachment; filename="mqm_{stem}_{pair}.tsv"'
         return response
     ranking = campaign.protocol == Campaign.Protocol.RANKING
-    no_da = ranking or campaign.protocol == Campaign.Protocol.MQM
+    no_da = ranking or campaign.protocol == Campaign.Protocol.MQM or campaign.is_postedit
     if export_format in ("wmt-da", "wmt-da-stats") and not no_da:
         # A rank is no absolute score: its z-scores would mean nothing (ranking has its own);
-        # MQM penalties have their own format (wmt-mqm).
+        # MQM penalties have their own format (wmt-mqm); a post-edit has no score.
         return _wmt_da_response(request, campaign, export_format)
     if export_format == "wmt-ranking" and ranking:
         body = campaign_wmt_ranking_export(campaign=campaign)
@@ -338,6 +344,7 @@ def _campaign_record(campaign: Campaign) -> dict:
         "reuse_judgments": campaign.reuse_judgments,
         "seed": campaign.seed,
         "error_categories": campaign.error_categories,
+        "scratch_share": campaign.scratch_share,
         "aspects": [
             {
                 "name": a.name,

@@ -231,8 +231,10 @@ def campaign_records(*, campaign: Campaign) -> list[JudgmentRecord]:
     A ranking campaign gives none: a rank says how a candidate compares with the others of its
     screen, not how good it is, so neither normalization nor the mean of sentence scores
     applies; its system scores are Expected Wins (``judging.selectors.ranking_wins_panel``) and its
-    preferences ``judging.selectors.campaign_ranking_pairs``."""
-    if campaign.protocol == Campaign.Protocol.RANKING:
+    preferences ``judging.selectors.campaign_ranking_pairs``. A post-editing campaign gives
+    none either: a post-edit has no score (its HTER and time per word are on the campaign
+    page, ``judging.selectors.postedit_panel``)."""
+    if campaign.protocol in (Campaign.Protocol.RANKING, Campaign.Protocol.POST_EDIT):
         return []
     return _campaign_records(judging_selectors.campaign_judgment_rows(campaign=campaign))
 

@@ -36,6 +36,7 @@ from ..badrefs import bad_reference, is_character_based
 from ..models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment, text_key
 from ..scales import (
     KIND_LEVELS,
+    KIND_POSTEDIT,
     KIND_SLIDER,
     KIND_SPANS,
     da_scales,
@@ -43,6 +44,7 @@ from ..scales import (
     esa_scales,
     is_rank_scale,
     mqm_scales,
+    postedit_scales,
     ranking_scales,
     scale_validate,
 )
@@ -81,9 +83,25 @@ ERROR_SPANS_GROUPED = (
     "Error spans are marked in one candidate per screen; choose that presentation."
 )
 ERROR_SPANS_SCALES = "A {protocol} campaign has its own single aspect; it takes no other scale."
+ERROR_POSTEDIT_SCALES = (
+    "A post-editing campaign has its own single aspect; it takes no other scale."
+)
+ERROR_POSTEDIT_GROUPED = "Post-editing shows one candidate per screen; choose that presentation."
+ERROR_POSTEDIT_REUSE = (
+    "Post-edits are not reused across campaigns: each campaign's post-editors edit afresh."
+)
+ERROR_POSTEDIT_BAD_REFERENCES = (
+    "Bad references are a direct-assessment check; post-editing has none."
+)
+ERROR_SCRATCH_SHARE = (
+    "Translation from scratch is an option of post-editing only, with a share from 0 to 0.5."
+)
 SPANS_SAME_LEVEL_SHARE = 1.0
 """MQM/ESA: "no errors" on most segments is normal (4404 of 8889 TED MQM ratings); the
 same-level flag is raised only for a judge who gives every item the same score."""
+POSTEDIT_SAME_LEVEL_SHARE = 2.0
+"""Post-editing: every judgment's score is 0 (the text is what counts), so the same-level
+flag can never apply: a share above 1 is never reached."""
 
 DA_BAD_REFERENCE_SHARE = round(10 / 70, 2)
 """WMT's DA HITs of 100 items held 70 system outputs, 10 bad references of them, 10 repeats
@@ -119,6 +137,12 @@ PROTOCOL_DEFAULTS: dict[str, dict[str, Any]] = {
         "scales": esa_scales,
         "bad_reference_share": 0.0,
         "repeat_share": 0.05,
+    },
+    Campaign.Protocol.POST_EDIT: {
+        "scale_kind": KIND_POSTEDIT,
+        "scales": postedit_scales,
+        "bad_reference_share": 0.0,
+        "repeat_share": 0.0,
     },
 }
 """Per protocol: the kind its scales must have, and what an option left out (None) means."""
@@ -163,6 +187,7 @@ def campaign_create(
     protocol: str = Campaign.Protocol.CATEGORICAL,
     candidates_per_screen: int | None = None,
     error_categories: Sequence[str] | None = None,
+    scratch_share: float | None = None,
     repeat_share: float | None = None,
     bad_reference_share: float | None = None,
     reuse_judgments: bool = False,
@@ -199,6 +224,12 @@ def campaign_create(
     ESA has none. The aspect's ``needs_reference`` decides whether the reference is shown with
     the candidate (pass ``mqm_scales(reference=True)``/``esa_scales(reference=True)``).
 
+    ``protocol`` post-edit shows one candidate per screen in a text box to edit into a correct
+    translation (``judging.postedit``); its one aspect is built in
+    (:func:`~judging.scales.postedit_scales`, with or without the reference shown); no reuse,
+    no bad references, no repeats by default. ``scratch_share`` (0-0.5, post-editing only) is
+    the share of items translated from scratch instead (the candidate not shown).
+
     Raises:
         CampaignError: the systems, references, scales or judges do not allow the campaign.
     """
@@ -226,6 +257,12 @@ def campaign_create(
     categories: list[str] = []
     if protocol in (Campaign.Protocol.MQM, Campaign.Protocol.ESA):
         categories, scales = _check_spans(protocol, presentation, scales, error_categories)
+    if protocol == Campaign.Protocol.POST_EDIT:
+        scales = _check_postedit(
+            presentation, scales, reuse_judgments, bad_reference_share, scratch_share
+        )
+    elif scratch_share:
+        raise CampaignError(ERROR_SCRATCH_SHARE)
     cleaned_scales = _clean_scales(scales or defaults["scales"]())
     for scale in cleaned_scales:
         if scale["kind"] != defaults["scale_kind"]:
@@ -264,9 +301,12 @@ def campaign_create(
         segment_sample=segment_sample,
         created_by=created_by,
         error_categories=categories,
+        scratch_share=scratch_share or 0.0,
     )
     if categories or protocol == Campaign.Protocol.ESA:
         campaign.same_level_share = SPANS_SAME_LEVEL_SHARE
+    if protocol == Campaign.Protocol.POST_EDIT:
+        campaign.same_level_share = POSTEDIT_SAME_LEVEL_SHARE
     campaign.full_clean()
     campaign.save()
     campaign.systems.set(systems)
@@ -321,6 +361,33 @@ def _check_spans(
     except SpanError as error:
         raise CampaignError(str(error)) from error
     return categories, own
+
+
+def _check_postedit(
+    presentation: str,
+    scales: Sequence[dict[str, Any]] | None,
+    reuse_judgments: bool,
+    bad_reference_share: float | None,
+    scratch_share: float | None,
+) -> list[dict[str, Any]]:
+    """Refuse what a post-editing campaign cannot do; its scales."""
+    if presentation != Campaign.Presentation.SINGLE:
+        raise CampaignError(ERROR_POSTEDIT_GROUPED)
+    if reuse_judgments:
+        raise CampaignError(ERROR_POSTEDIT_REUSE)
+    if bad_reference_share:
+        raise CampaignError(ERROR_POSTEDIT_BAD_REFERENCES)
+    if scratch_share is not None and not 0.0 <= scratch_share <= 0.5:
+        raise CampaignError(ERROR_SCRATCH_SHARE)
+    if scales is None:
+        return postedit_scales()
+    try:
+        cleaned = [scale_validate(scale) for scale in scales]
+    except ValueError as error:
+        raise CampaignError(ERROR_POSTEDIT_SCALES) from error
+    if len(cleaned) != 1 or cleaned[0]["kind"] != KIND_POSTEDIT:
+        raise CampaignError(ERROR_POSTEDIT_SCALES)
+    return cleaned
 
 
 def _check_ranking(

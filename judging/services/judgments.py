@@ -13,6 +13,12 @@ span stores nothing. An MQM judgment's score is computed here from its spans (th
 x100, ``judging.spans.mqm_stored``), whatever the page sent; an ESA judgment's score is the
 slider's. A revision replaces the spans (the superseded score is kept in JudgmentRevision, as
 for every protocol; the superseded spans are not).
+
+Post-editing: the screen sends ``postedits`` (assigned item id -> the edited text) for every
+item of the screen; each is cleaned and checked (``judging.postedit.postedit_clean``: one line,
+not empty, not too long) before anything is written, so an empty post-edit stores nothing.
+The judgment's score is 0; the text goes to ``PostEdit`` with ``from_scratch`` as the screen
+showed it (``judging.postedit.is_from_scratch``). A revision replaces the text.
 """
 
 from __future__ import annotations
@@ -31,7 +37,9 @@ from ..models import (
     ErrorSpan,
     Judgment,
     JudgmentRevision,
+    PostEdit,
 )
+from ..postedit import PostEditError, is_from_scratch, postedit_clean
 from ..spans import Span, SpanError, mqm_stored, spans_validate
 from ..tokens import BadToken, screen_token_read
 
@@ -80,6 +88,7 @@ def screen_submit(
     active_ms: int,
     token: str,
     spans: dict[int, object] | None = None,
+    postedits: dict[int, object] | None = None,
 ) -> SubmitResult:
     """Store the scores of one screen of an assignment.
 
@@ -93,18 +102,20 @@ def screen_submit(
         token: the screen token the page was rendered with.
         spans: MQM/ESA: ``assigned item id -> its error spans as sent`` (a list of dicts,
             ``judging.spans``; an empty list: no errors), for every item of the screen.
+        postedits: post-editing: ``assigned item id -> the post-edited text`` for every item
+            of the screen.
 
     Raises:
         JudgingError: unknown screen, item, aspect or level, an out-of-date token, adequacy
             before fluency in the sequential order, a closed campaign, or (MQM/ESA) missing or
-            invalid spans.
+            invalid spans, (post-editing) a missing, empty or too long post-edit.
     """
     nonce, elapsed_ms = _token_read(token, assignment, screen)
     campaign = assignment.campaign
     if campaign.status == Campaign.Status.CLOSED:
         raise JudgingError(ERROR_CAMPAIGN_CLOSED)
-    if campaign.protocol == Campaign.Protocol.MQM:
-        scores = {}  # MQM scores come from the spans, never from the page.
+    if campaign.protocol == Campaign.Protocol.MQM or campaign.is_postedit:
+        scores = {}  # MQM scores come from the spans; a post-edit has none.
     elif not scores and not campaign.has_spans:
         raise JudgingError(ERROR_NO_SCORES)
     # Lock the screen's rows first: a second request for the same screen waits here.
@@ -123,6 +134,11 @@ def screen_submit(
         scores = _span_scores(campaign, scores, marked, aspects)
         if not scores:
             raise JudgingError(ERROR_NO_SCORES)
+    edited: dict[int, tuple[str, bool]] = {}
+    if campaign.is_postedit:
+        edited = _validate_postedits(campaign, postedits or {}, placed)
+        name = next(iter(aspects))
+        scores = {(assigned_id, name): 0 for assigned_id in edited}
     if campaign.protocol == Campaign.Protocol.RANKING:
         _validate_ranking(scores, placed, aspects)
     _validate(scores, placed, aspects)
@@ -140,6 +156,7 @@ def screen_submit(
     for (key, score), share in zip(sorted(scores.items()), shares, strict=True):
         judgment = existing.get(key)
         item_spans = marked.get(key[0])
+        item_edit = edited.get(key[0])
         if judgment is None:
             judgment = Judgment.objects.create(
                 assigned_item=placed[key[0]],
@@ -153,11 +170,15 @@ def screen_submit(
             )
             if item_spans:
                 _store_spans(judgment, item_spans)
+            if item_edit:
+                PostEdit.objects.create(
+                    judgment=judgment, text=item_edit[0], from_scratch=item_edit[1]
+                )
             counts["created"] += 1
         elif judgment.submission_token == nonce:
             counts["unchanged"] += 1
         else:
-            counts[_revise(judgment, score, share, nonce, now, item_spans)] += 1
+            counts[_revise(judgment, score, share, nonce, now, item_spans, item_edit)] += 1
     _mark_completed(list(placed.values()), len(aspects), now)
     return SubmitResult(**counts)
 
@@ -181,6 +202,26 @@ def _validate_spans(
         except SpanError as error:
             raise JudgingError(str(error)) from error
     return marked
+
+
+def _validate_postedits(
+    campaign: Campaign, postedits: dict[int, object], placed: dict[int, AssignedItem]
+) -> dict[int, tuple[str, bool]]:
+    """Every item of the screen has its post-edit, cleaned; with whether it was made from
+    scratch (as the screen showed it)."""
+    if set(postedits) - set(placed):
+        raise JudgingError(ERROR_FOREIGN_ITEM)
+    edited = {}
+    for assigned_id in placed:
+        try:
+            text = postedit_clean(postedits.get(assigned_id))
+        except PostEditError as error:
+            raise JudgingError(str(error)) from error
+        scratch = is_from_scratch(
+            seed=campaign.seed, assigned_item_id=assigned_id, share=campaign.scratch_share
+        )
+        edited[assigned_id] = (text, scratch)
+    return edited
 
 
 def _span_scores(
@@ -277,10 +318,20 @@ def _revise(
     nonce: str,
     now: datetime,
     spans: list[Span] | None = None,
+    postedit: tuple[str, bool] | None = None,
 ) -> str:
     """Apply a new submission to a judged item; keep the old score when it changes. With
-    ``spans`` (MQM, ESA), the judgment's spans are replaced when they changed."""
+    ``spans`` (MQM, ESA), the judgment's spans are replaced when they changed; with
+    ``postedit`` (text, from scratch), the post-edit's text when it changed."""
     changed = judgment.score != score
+    if postedit is not None:
+        stored, _ = PostEdit.objects.get_or_create(
+            judgment=judgment, defaults={"text": postedit[0], "from_scratch": postedit[1]}
+        )
+        if stored.text != postedit[0]:
+            stored.text = postedit[0]
+            stored.save(update_fields=["text"])
+            changed = True
     if spans is not None:
         old = sorted(
             _stored_spans(judgment), key=lambda s: (s.start, s.end, s.category, s.severity)

@@ -2,7 +2,8 @@
  *
  * Blocks marked data-protocol="<protocol> …" are shown only for those protocols, blocks marked
  * data-protocol-hide="<protocol> …" for every other one (ranking has no presentation choice: its
- * candidates always stand side by side; MQM and ESA show one candidate per screen). The repeat share
+ * candidates always stand side by side; MQM, ESA and post-editing show one candidate per screen;
+ * post-edits are never reused). The repeat share
  * carries each protocol's default (data-default-<protocol>); switching the protocol swaps the
  * value only while it still holds the other protocol's default, so a typed value is kept.
  * Without this script every block is shown and the server ignores the other protocol's options.

@@ -27,15 +27,6 @@ from .test_judging import (
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def small_page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
-
-
 def da_assignment(username: str, **options) -> Assignment:
     judge = make_user(username, group=JUDGES_GROUP)
     test_set = testset_import(

@@ -31,22 +31,20 @@ CANDIDATE = "The fast brown fox jump over the lazy dog."
 CLEAN = "It sleeps all day."
 
 
-@pytest.fixture
-def small_page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
-
-
 def mqm_assignment(username: str, **options) -> Assignment:
     """Two segments of one document, one system, one judge; the source shown."""
+    settings = {"protocol": Campaign.Protocol.MQM, "repeat_share": 0.0, **options}
+    return one_document_assignment(username, f"MQM of {username}", CLEAN, **settings)
+
+
+def one_document_assignment(username: str, name: str, second: str, **settings) -> Assignment:
+    """Two segments of one document (the second candidate ``second``), one system, one judge,
+    in a campaign ``name`` of ``settings``."""
     judge = make_user(username, group=JUDGES_GROUP)
     corpus = CorpusData(
         source_lang="de",
         target_lang="en",
-        name=f"mqm-{username}",
+        name=f"set-{username}",
         segments=[
             SegmentData(
                 source="Der schnelle braune Fuchs springt über den faulen Hund.",
@@ -60,19 +58,18 @@ def mqm_assignment(username: str, **options) -> Assignment:
                 doc_id="d1",
                 seg_id="2",
                 references={"A": "He sleeps all day long."},
-                candidates={"sys": CLEAN},
+                candidates={"sys": second},
             ),
         ],
     )
-    test_set = testset_import(corpus=corpus, name=f"mqm-{username}", import_format="text").test_set
-    settings = {"protocol": Campaign.Protocol.MQM, "repeat_share": 0.0, "seed": 1, **options}
+    test_set = testset_import(corpus=corpus, name=f"set-{username}", import_format="text").test_set
     campaign = campaign_create(
-        name=f"MQM of {username}",
+        name=name,
         test_set=test_set,
         systems=list(test_set.systems.all()),
         judges=[judge],
         judges_per_item=1,
-        **settings,
+        **{"seed": 1, **settings},
     )
     return Assignment.objects.get(campaign=campaign, judge=judge)
 
