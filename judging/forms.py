@@ -24,7 +24,12 @@ from .scales import (
     ranking_scales,
     scale_validate,
 )
-from .services.campaigns import DA_BAD_REFERENCE_SHARE, PROTOCOL_DEFAULTS, RANKING_PER_SCREEN
+from .services.campaigns import (
+    DA_BAD_REFERENCE_SHARE,
+    MAX_CONTEXT,
+    PROTOCOL_DEFAULTS,
+    RANKING_PER_SCREEN,
+)
 from .spans import SpanError, categories_validate, default_categories
 
 ERROR_SCALES_JSON = "The scales must be a JSON list of scales: {error}"
@@ -39,6 +44,7 @@ DA_BASIS_CHOICES = [
 SCORE_FIELD = re.compile(r"^score-(?P<assigned>\d+)-(?P<aspect>[-\w]+)$")
 SPANS_FIELD = re.compile(r"^spans-(?P<assigned>\d+)$")
 POSTEDIT_FIELD = re.compile(r"^postedit-(?P<assigned>\d+)$")
+COMMENT_FIELD = re.compile(r"^comment-(?P<assigned>\d+)$")
 MAX_SPANS_FIELD = 100_000
 # No screen honestly takes a judge more than an hour of active time.
 MAX_ACTIVE_MS = 3_600_000
@@ -142,8 +148,44 @@ class CampaignForm(forms.Form):
     aspect_order = forms.ChoiceField(
         choices=Campaign.AspectOrder.choices, initial=Campaign.AspectOrder.SEQUENTIAL
     )
-    show_source = forms.BooleanField(required=False, initial=True)
-    show_context = forms.BooleanField(required=False, initial=False, label="Show document context")
+    show_source = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Show the source (bilingual judges)",
+        help_text="WMT DA, MQM and ESA are source-based. Without the source, judges see the "
+        "reference where an aspect needs it (monolingual judges), else the translation only.",
+    )
+    show_context = forms.BooleanField(
+        required=False,
+        initial=False,
+        label="Show document context",
+        help_text="Sentences of the same document around the judged one, subdued: their "
+        "sources (or the reference's sentences) and, one translation per screen, the same "
+        "system's translations of them (WMT document-level DA).",
+    )
+    context_before = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_CONTEXT,
+        initial=2,
+        required=False,
+        label="Sentences before",
+        help_text="0–5 (WMT document-level DA: 2).",
+    )
+    context_after = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_CONTEXT,
+        initial=0,
+        required=False,
+        label="Sentences after",
+        help_text="0–5.",
+    )
+    comment_box = forms.BooleanField(
+        required=False,
+        initial=False,
+        label="Comment box under each item",
+        help_text="Optional for judges, at most 1,000 characters; exported in the column "
+        "'comment'.",
+    )
     repeat_share = forms.FloatField(
         min_value=0.0,
         max_value=0.5,
@@ -220,6 +262,9 @@ class CampaignForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        for name, default in (("context_before", 2), ("context_after", 0)):
+            if cleaned.get(name) is None and name not in self.errors:
+                cleaned[name] = default
         aspects = cleaned.pop("da_aspects", None) or []
         basis = cleaned.pop("da_basis", None) or "source"
         per_screen = cleaned.pop("candidates_per_screen", None)
@@ -297,6 +342,15 @@ class ScreenForm(forms.Form):
             int(match["assigned"]): value
             for name, value in self.data.items()
             if (match := POSTEDIT_FIELD.match(name))
+        }
+
+    def comments(self) -> dict[int, object]:
+        """The comments sent (campaigns with a comment box), keyed by assigned item id, as
+        typed (the service trims and checks them)."""
+        return {
+            int(match["assigned"]): value
+            for name, value in self.data.items()
+            if (match := COMMENT_FIELD.match(name))
         }
 
     def scores(self) -> dict[tuple[int, str], int]:

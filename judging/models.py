@@ -13,7 +13,8 @@ campaign's protocol (a rank means nothing outside the screen it was given on).
 Campaign → Aspect (the scale, as data)
 Campaign → Item (one distinct (segment, text) pair; stands for every system with that output)
 Campaign → Assignment (one judge) → AssignedItem (an item at a screen of the judge's order)
-AssignedItem → Judgment (one per aspect; revisions kept in JudgmentRevision)
+AssignedItem → Judgment (one per aspect; revisions kept in JudgmentRevision); the item's
+  optional comment (campaigns with a comment box) is ``AssignedItem.comment``
 Judgment → ErrorSpan (MQM/ESA: the marked errors of the judged text)
 Judgment → PostEdit (post-editing: the judge's edited text, or translation from scratch)
 """
@@ -42,6 +43,9 @@ from .scales import (
     MAX_QUESTION_LENGTH,
     scale_range,
 )
+
+COMMENT_MAX_LENGTH = 1000
+"""A judge's comment on an item: at most this many characters."""
 
 
 def text_key(source: str, text: str) -> str:
@@ -123,7 +127,25 @@ class Campaign(models.Model):
         help_text="Judge only this many segments, drawn at random with the seed; blank: all.",
     )
     show_source = models.BooleanField(default=True)
-    show_context = models.BooleanField(default=False)
+    show_context = models.BooleanField(
+        default=False,
+        help_text="Show sentences of the same document around the judged one (subdued).",
+    )
+    context_before = models.PositiveSmallIntegerField(
+        default=2,
+        validators=[MinValueValidator(0), MaxValueValidator(5)],
+        help_text="Document context: segments shown before the judged one (0-5).",
+    )
+    context_after = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(0), MaxValueValidator(5)],
+        help_text="Document context: segments shown after the judged one (0-5).",
+    )
+    comment_box = models.BooleanField(
+        default=False,
+        help_text="Offer judges an optional comment box under each item (at most "
+        "1,000 characters; exported in the column 'comment').",
+    )
     anonymous_judges = models.BooleanField(
         default=False,
         help_text="Show judges to viewers as 'judge 1, judge 2, …' on the result pages "
@@ -189,6 +211,10 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=models.Q(scratch_share__gte=0) & models.Q(scratch_share__lte=0.5),
                 name="campaign_scratch_share_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(context_before__lte=5) & models.Q(context_after__lte=5),
+                name="campaign_context_range",
             ),
             models.CheckConstraint(
                 condition=models.Q(candidates_per_screen__gte=2)
@@ -355,6 +381,12 @@ class AssignedItem(models.Model):
     is_repeat = models.BooleanField(default=False)
     completed_at = models.DateTimeField(
         null=True, blank=True, help_text="When every aspect had a judgment."
+    )
+    comment = models.CharField(
+        max_length=COMMENT_MAX_LENGTH,
+        blank=True,
+        help_text="The judge's optional comment on the item (campaigns with a comment box); "
+        "saved with the screen's judgments, exported with each of them.",
     )
 
     class Meta:

@@ -12,7 +12,7 @@ from django.db.models import Count, Max, Q, QuerySet, Sum
 
 from evaltrans.corpora.formats.base import CorpusData, EvaluationData, SegmentData
 from evaltrans.corpora.formats.evaltrans_xml import DEFAULT_LEVELS
-from evaltrans.corpora.models import Reference, Segment
+from evaltrans.corpora.models import Candidate, Reference, Segment
 
 from .models import (
     Aspect,
@@ -41,8 +41,6 @@ from .spans import SEVERITY_LABELS, SpanAgreement, mqm_from_stored, span_agreeme
 from .tokens import screen_token_new
 
 # Segments before and after the current one shown as document context.
-CONTEXT_BEFORE = 2
-CONTEXT_AFTER = 1
 
 
 @dataclass(frozen=True)
@@ -165,6 +163,10 @@ class Entry:
     postedit: str = ""
     """Post-editing: what the text box holds at first: the judge's post-edit (revising), else
     the candidate (empty from scratch)."""
+    context_before: list[str] = field(default_factory=list)
+    context_after: list[str] = field(default_factory=list)
+    """Document context, target side: the same system's translations of the neighbouring
+    segments of the document (one-entry screens of a campaign showing context)."""
 
     @property
     def spans_json(self) -> str:
@@ -315,6 +317,12 @@ def screen_detail(*, assignment: Assignment, screen: int) -> Screen | None:
     before, after = (
         _context(campaign, segment, show_reference) if campaign.show_context else ([], [])
     )
+    # Target side: one translation per screen only; none for a translation from scratch (the
+    # judge is to translate without machine output).
+    if campaign.show_context and len(entries) == 1 and not entries[0].from_scratch:
+        entries[0].context_before, entries[0].context_after = _target_context(
+            campaign, placed[0].item
+        )
     return Screen(
         campaign=campaign,
         assignment=assignment,
@@ -369,30 +377,96 @@ def _reference_text(campaign: Campaign, segment: Segment) -> str:
     return reference.text if reference else ""
 
 
+def _neighbours(campaign: Campaign, segment: Segment) -> tuple[list[Segment], list[Segment]]:
+    """The campaign's ``context_before`` segments of the same document just before ``segment``
+    and its ``context_after`` just after, in document order. Only segments of the same test
+    set and the same non-empty ``doc_id``: a segment without a document has no context, and a
+    neighbouring document never shows (however the test set interleaves its documents)."""
+    if not segment.doc_id:
+        return [], []
+    same_document = Segment.objects.filter(
+        test_set_id=segment.test_set_id, doc_id=segment.doc_id
+    ).exclude(pk=segment.pk)
+    before = (
+        list(
+            same_document.filter(index__lt=segment.index).order_by("-index")[
+                : campaign.context_before
+            ]
+        )
+        if campaign.context_before
+        else []
+    )
+    after = (
+        list(
+            same_document.filter(index__gt=segment.index).order_by("index")[
+                : campaign.context_after
+            ]
+        )
+        if campaign.context_after
+        else []
+    )
+    return before[::-1], after
+
+
 def _context(
     campaign: Campaign, segment: Segment, show_reference: bool
 ) -> tuple[list[str], list[str]]:
-    """Neighbouring sentences of the same document: sources when the source is shown, else
-    the shown reference's sentences, and those only once the reference itself is revealed (a
-    judge scoring fluency without the reference sees no reference text at all)."""
-    if not segment.doc_id or not (campaign.show_source or show_reference):
+    """Document context, source side (as WMT's document-level DA shows it): the neighbouring
+    segments' sources when the source is shown, else the shown reference's sentences, and those
+    only once the reference itself is revealed (a judge scoring fluency without the reference
+    sees no reference text at all); target only: none."""
+    if not (campaign.show_source or show_reference):
         return [], []
-    neighbours = Segment.objects.filter(
-        test_set_id=segment.test_set_id,
-        doc_id=segment.doc_id,
-        index__gte=segment.index - CONTEXT_BEFORE,
-        index__lte=segment.index + CONTEXT_AFTER,
-    ).exclude(pk=segment.pk)
+    before, after = _neighbours(campaign, segment)
+    if not before and not after:
+        return [], []
     if campaign.show_source:
-        texts = {row.index: row.source for row in neighbours}
+        return [row.source for row in before], [row.source for row in after]
+    texts = dict(
+        Reference.objects.filter(
+            segment__in=before + after, label=campaign.reference_label
+        ).values_list("segment_id", "text")
+    )
+    return (
+        [texts[row.pk] for row in before if row.pk in texts],
+        [texts[row.pk] for row in after if row.pk in texts],
+    )
+
+
+def _target_context(campaign: Campaign, item: Item) -> tuple[list[str], list[str]]:
+    """Document context, target side: what the same system translated for the neighbouring
+    segments of the document (WMT's document-level DA: the same system's previous
+    translations). An item standing for several systems (identical output) takes the first
+    system by name; a bad reference, the systems of the candidate it degrades; the reference
+    judged as a system, that reference's sentences. A neighbour the system did not translate is
+    left out."""
+    before, after = _neighbours(campaign, item.segment)
+    if not before and not after:
+        return [], []
+    if item.kind == Item.Kind.REFERENCE:
+        texts = dict(
+            Reference.objects.filter(
+                segment__in=before + after, label=campaign.reference_as_system
+            ).values_list("segment_id", "text")
+        )
     else:
-        references = Reference.objects.filter(
-            segment__in=neighbours, label=campaign.reference_label
-        ).select_related("segment")
-        texts = {reference.segment.index: reference.text for reference in references}
-    before = [texts[index] for index in sorted(texts) if index < segment.index]
-    after = [texts[index] for index in sorted(texts) if index > segment.index]
-    return before, after
+        source_item = item.degraded_from if item.degraded_from_id else item
+        system_id = (
+            source_item.candidates.order_by("system__name")
+            .values_list("system_id", flat=True)
+            .first()
+        )
+        if system_id is None:
+            return [], []
+        texts = dict(
+            Candidate.objects.filter(system_id=system_id, segment__in=before + after).values_list(
+                "segment_id", "text"
+            )
+        )
+    return (
+        [texts[row.pk] for row in before if row.pk in texts],
+        [texts[row.pk] for row in after if row.pk in texts],
+    )
 
 
 # ---------------------------------------------------------------- campaign progress (admins)
@@ -570,7 +644,9 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
     the systems of the candidate they degrade, named by ``original_item``. Every row carries
     the ``protocol`` that produced the judgment and the judge's ``screen`` (1-based, as in the
     judging URLs; for ranking, the candidates ranked together share judge and screen). A
-    post-editing campaign's rows carry the ``postedit`` text and ``from_scratch``."""
+    post-editing campaign's rows carry the ``postedit`` text and ``from_scratch``. ``comment``
+    is the judge's comment on the item (campaigns with a comment box; else empty), on each of
+    the item's rows."""
     owners = _item_owners(campaign)
     fields = {
         "judge": "assigned_item__assignment__judge__username",
@@ -584,6 +660,7 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
         "protocol": "protocol",
         "screen": "assigned_item__screen",
         "position": "assigned_item__position",
+        "comment": "assigned_item__comment",
         "judgment": "pk",
     }
     own = Judgment.objects.filter(assigned_item__assignment__campaign=campaign).values_list(
@@ -649,6 +726,7 @@ def campaign_judgment_rows(*, campaign: Campaign) -> list[dict[str, Any]]:
                         "revised": judgment["revision_count"] > 0,
                         "screen": judgment["screen"] + 1,
                         "position": judgment["position"],
+                        "comment": judgment["comment"],
                     }
                 )
                 if campaign.has_spans:
@@ -904,6 +982,7 @@ class SpanJudgmentRow:
     spans: list[dict[str, Any]]
     screen: int
     reused: bool
+    comment: str = ""
 
     @property
     def counts(self) -> str:
@@ -947,6 +1026,7 @@ def campaign_span_judgments(*, campaign: Campaign, page: int = 1) -> SpanJudgmen
             spans=row.get("spans", []),
             screen=row["screen"],
             reused=row["reused"],
+            comment=row["comment"],
         )
     rows = list(grouped.values())
     pages = max(1, -(-len(rows) // SPAN_ROWS_PER_PAGE))

@@ -71,6 +71,7 @@ EXPORT_COLUMNS = [
     "created_at",
     "updated_at",
     "screen",
+    "comment",
     "spans",
 ]
 POSTEDIT_COLUMNS = ["postedit", "from_scratch"]
@@ -180,6 +181,7 @@ def _screen_post(request: HttpRequest, assignment: Assignment, screen: int) -> H
             token=form.cleaned_data["token"],
             spans=form.spans(),
             postedits=form.postedits(),
+            comments=form.comments(),
         )
     except JudgingError as error:
         messages.error(request, str(error))
@@ -339,6 +341,9 @@ def _campaign_record(campaign: Campaign) -> dict:
         "aspect_order": campaign.aspect_order,
         "show_source": campaign.show_source,
         "show_context": campaign.show_context,
+        "context_before": campaign.context_before,
+        "context_after": campaign.context_after,
+        "comment_box": campaign.comment_box,
         "repeat_share": campaign.repeat_share,
         "bad_reference_share": campaign.bad_reference_share,
         "reuse_judgments": campaign.reuse_judgments,

@@ -96,6 +96,8 @@ ERROR_POSTEDIT_BAD_REFERENCES = (
 ERROR_SCRATCH_SHARE = (
     "Translation from scratch is an option of post-editing only, with a share from 0 to 0.5."
 )
+ERROR_CONTEXT_RANGE = "Show 0 to {maximum} segments of document context, not {count}."
+MAX_CONTEXT = 5
 SPANS_SAME_LEVEL_SHARE = 1.0
 """MQM/ESA: "no errors" on most segments is normal (4404 of 8889 TED MQM ratings); the
 same-level flag is raised only for a judge who gives every item the same score."""
@@ -182,6 +184,9 @@ def campaign_create(
     aspect_order: str = Campaign.AspectOrder.SEQUENTIAL,
     show_source: bool = True,
     show_context: bool = False,
+    context_before: int = 2,
+    context_after: int = 1,
+    comment_box: bool = False,
     reference_label: str = "",
     reference_as_system: str = "",
     protocol: str = Campaign.Protocol.CATEGORICAL,
@@ -230,9 +235,19 @@ def campaign_create(
     no bad references, no repeats by default. ``scratch_share`` (0-0.5, post-editing only) is
     the share of items translated from scratch instead (the candidate not shown).
 
+    Evaluation settings, for every protocol: ``show_source`` (bilingual judges); the reference
+    is shown for the aspects that need it (monolingual judges); neither: the target only.
+    ``show_context`` shows ``context_before`` and ``context_after`` (0-5 each) segments of the
+    same document around the judged one (``judging.selectors``). ``comment_box`` offers an
+    optional comment (at most 1,000 characters) under each item.
+
     Raises:
-        CampaignError: the systems, references, scales or judges do not allow the campaign.
+        CampaignError: the systems, references, scales, judges or settings do not allow the
+            campaign.
     """
+    for count in (context_before, context_after):
+        if not 0 <= count <= MAX_CONTEXT:
+            raise CampaignError(ERROR_CONTEXT_RANGE.format(count=count, maximum=MAX_CONTEXT))
     systems = list(systems)
     judges = list(judges)
     if not systems and not reference_as_system:
@@ -291,6 +306,9 @@ def campaign_create(
         aspect_order=aspect_order,
         show_source=show_source,
         show_context=show_context,
+        context_before=context_before,
+        context_after=context_after,
+        comment_box=comment_box,
         seed=secrets.randbits(48) if seed is None else seed,
         protocol=protocol,
         repeat_share=defaults["repeat_share"] if repeat_share is None else repeat_share,

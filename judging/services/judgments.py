@@ -19,6 +19,13 @@ item of the screen; each is cleaned and checked (``judging.postedit.postedit_cle
 not empty, not too long) before anything is written, so an empty post-edit stores nothing.
 The judgment's score is 0; the text goes to ``PostEdit`` with ``from_scratch`` as the screen
 showed it (``judging.postedit.is_from_scratch``). A revision replaces the text.
+
+Comments (campaigns with a comment box, every protocol): the screen sends ``comments``
+(assigned item id -> the judge's optional text). Each is checked (at most
+:data:`~judging.models.COMMENT_MAX_LENGTH` characters after trimming) before anything is
+written, so a too long comment stores nothing, neither the comment nor the scores. The comment
+belongs to the item on the judge's screen (``AssignedItem.comment``); a later submission of the
+screen replaces it (empty: no comment). A campaign without a comment box ignores comments.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import (
+    COMMENT_MAX_LENGTH,
     Aspect,
     AssignedItem,
     Assignment,
@@ -54,6 +62,11 @@ ERROR_REFERENCE_TOO_EARLY = "{aspect} is judged after the aspects judged without
 ERROR_CAMPAIGN_CLOSED = "This campaign is closed; judgments can no longer change."
 ERROR_BAD_RANK = "{value!r} is not a rank: rank each translation from 1 (best) to 5 (worst)."
 ERROR_UNRANKED = "Rank every translation on the screen ({missing} of {total} not ranked)."
+ERROR_COMMENT_TOO_LONG = (
+    "A comment is at most {maximum:,} characters; {which} has {length:,}. "
+    "Shorten it and submit again: nothing was saved."
+)
+ERROR_COMMENT_NOT_TEXT = "A comment must be text."
 ERROR_NO_SPANS = "The page sent no error spans; mark the errors (or none) and submit again."
 
 # A screen's active time can never exceed the wall time since it was rendered; this slack
@@ -89,6 +102,7 @@ def screen_submit(
     token: str,
     spans: dict[int, object] | None = None,
     postedits: dict[int, object] | None = None,
+    comments: dict[int, object] | None = None,
 ) -> SubmitResult:
     """Store the scores of one screen of an assignment.
 
@@ -104,11 +118,14 @@ def screen_submit(
             ``judging.spans``; an empty list: no errors), for every item of the screen.
         postedits: post-editing: ``assigned item id -> the post-edited text`` for every item
             of the screen.
+        comments: campaigns with a comment box: ``assigned item id -> the judge's comment``
+            (optional; empty removes it); ignored by a campaign without the box.
 
     Raises:
         JudgingError: unknown screen, item, aspect or level, an out-of-date token, adequacy
             before fluency in the sequential order, a closed campaign, or (MQM/ESA) missing or
-            invalid spans, (post-editing) a missing, empty or too long post-edit.
+            invalid spans, (post-editing) a missing, empty or too long post-edit, or a comment
+            longer than 1,000 characters.
     """
     nonce, elapsed_ms = _token_read(token, assignment, screen)
     campaign = assignment.campaign
@@ -142,6 +159,7 @@ def screen_submit(
     if campaign.protocol == Campaign.Protocol.RANKING:
         _validate_ranking(scores, placed, aspects)
     _validate(scores, placed, aspects)
+    noted = _validate_comments(comments or {}, placed) if campaign.comment_box else {}
     existing = {
         (judgment.assigned_item_id, judgment.aspect.name): judgment
         for judgment in Judgment.objects.filter(assigned_item__in=placed.values()).select_related(
@@ -179,8 +197,51 @@ def screen_submit(
             counts["unchanged"] += 1
         else:
             counts[_revise(judgment, score, share, nonce, now, item_spans, item_edit)] += 1
+    for assigned_id, comment in noted.items():
+        if placed[assigned_id].comment != comment:
+            AssignedItem.objects.filter(pk=assigned_id).update(comment=comment)
     _mark_completed(list(placed.values()), len(aspects), now)
     return SubmitResult(**counts)
+
+
+def comment_clean(value: object) -> str:
+    """A comment as stored: trimmed, line breaks as ``\n``, no NUL characters.
+
+    Raises:
+        JudgingError: not text.
+    """
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise JudgingError(ERROR_COMMENT_NOT_TEXT)
+    return value.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").strip()
+
+
+def _validate_comments(
+    comments: dict[int, object], placed: dict[int, AssignedItem]
+) -> dict[int, str]:
+    """The comments sent, cleaned and checked, for items of this screen only."""
+    if set(comments) - set(placed):
+        raise JudgingError(ERROR_FOREIGN_ITEM)
+    cleaned = {}
+    ordered = sorted(placed.values(), key=lambda row: row.position)
+    for number, row in enumerate(ordered):
+        if row.pk not in comments:
+            continue
+        text = comment_clean(comments[row.pk])
+        if len(text) > COMMENT_MAX_LENGTH:
+            which = (
+                f"the comment on translation {chr(ord('A') + number)}"
+                if len(placed) > 1 and number < 26
+                else "the comment"
+            )
+            raise JudgingError(
+                ERROR_COMMENT_TOO_LONG.format(
+                    maximum=COMMENT_MAX_LENGTH, which=which, length=len(text)
+                )
+            )
+        cleaned[row.pk] = text
+    return cleaned
 
 
 def _validate_spans(

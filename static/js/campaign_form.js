@@ -41,4 +41,13 @@
 
   radios.forEach((radio) => radio.addEventListener("change", apply));
   apply();
+
+  // Evaluation settings: the counts of context sentences matter only with document context.
+  const context = form.querySelector("input[name=show_context]");
+  const counts = form.querySelector("[data-context-counts]");
+  function applyContext() {
+    if (context && counts) counts.hidden = !context.checked;
+  }
+  if (context) context.addEventListener("change", applyContext);
+  applyContext();
 })();

@@ -329,6 +329,15 @@
   });
 
   document.addEventListener("keydown", (event) => {
+    // The comment box (campaigns that offer it) keeps its keys: digits, m/M, Enter (a line
+    // break) are text there. Ctrl+Enter (⌘+Enter) submits from it; Esc leaves it, so the
+    // protocol's keys work again.
+    const inComment = Boolean(event.target.matches && event.target.matches("[data-comment]"));
+    if (inComment && !submitting) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); submit(); }
+      else if (event.key === "Escape") { event.preventDefault(); event.target.blur(); }
+      return;
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (submitting) {
       // While a failed save waits, Enter retries it; every other key waits with it.
