@@ -11,7 +11,7 @@ uploaded files wait in the default storage (``MEDIA_ROOT``, ``var/media`` by def
 ``corpus-imports/<pk>/`` and are deleted when the import ends, done or failed. Workers on other
 machines need that storage shared (an NFS folder, or an object store as the default storage).
 
-Progress: parsing has no count (every format parser reads its files whole); storing counts
+Progress: parsing has no count (every file is checked whole before anything is stored); storing counts
 segments, batch by batch. Storing is one transaction, so its counts cannot go through the
 database: on SQLite that transaction holds the write lock, and on any database its rows are
 invisible to others until it commits. They go to ``progress.json`` beside the uploaded files,
@@ -30,7 +30,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from celery import Task
@@ -229,12 +229,7 @@ def _inputs(job: CorpusImport) -> CorpusInputs:
     """The parser inputs of a job, read back from the storage."""
     by_role: dict[str, list[tuple[str | None, InputFile]]] = {role: [] for role in ROLES}
     for entry in job.files:
-        try:
-            with default_storage.open(entry["path"], "rb") as stored:
-                data = stored.read()
-        except OSError:
-            raise CorpusImportError(FILE_GONE.format(name=entry["name"])) from None
-        by_role[entry["role"]].append((entry["label"], InputFile(name=entry["name"], data=data)))
+        by_role[entry["role"]].append((entry["label"], _stored_file(entry)))
     options = job.options
 
     def single(role: str) -> InputFile | None:
@@ -253,6 +248,23 @@ def _inputs(job: CorpusImport) -> CorpusInputs:
         max_bytes=settings.CORPUS_UPLOAD_MAX_BYTES,
         max_segments=max_segments(),
     )
+
+
+def _stored_file(entry: dict[str, Any]) -> InputFile:
+    """An uploaded file of a job: by its path where the storage is a local folder (plain text
+    then streams it), else its bytes."""
+    try:
+        local = Path(default_storage.path(entry["path"]))
+    except NotImplementedError:  # not a local storage
+        local = None
+    try:
+        if local is not None:
+            local.open("rb").close()
+            return InputFile(name=entry["name"], path=local)
+        with default_storage.open(entry["path"], "rb") as stored:
+            return InputFile(name=entry["name"], data=stored.read())
+    except OSError:
+        raise CorpusImportError(FILE_GONE.format(name=entry["name"])) from None
 
 
 class _ProgressFile:

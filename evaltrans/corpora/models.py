@@ -46,7 +46,11 @@ class TestSet(models.Model):
 class Segment(models.Model):
     """A source sentence at a position of its test set, inside a document."""
 
-    test_set = models.ForeignKey(TestSet, on_delete=models.CASCADE, related_name="segments")
+    # Looked up by the unique (test_set, index) index, whose first column it is; a second
+    # index on test_set alone would only slow the import of large sets.
+    test_set = models.ForeignKey(
+        TestSet, on_delete=models.CASCADE, related_name="segments", db_index=False
+    )
     index = models.PositiveIntegerField(help_text="0-based position in the test set.")
     doc_id = models.CharField(max_length=200, blank=True)
     seg_id = models.CharField(max_length=64, blank=True, help_text="Id in the imported file.")
@@ -69,7 +73,10 @@ class Segment(models.Model):
 class Reference(models.Model):
     """A reference translation of a segment; ``label`` names the reference stream (A, B …)."""
 
-    segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="references")
+    # Served by the unique (segment, label) index.
+    segment = models.ForeignKey(
+        Segment, on_delete=models.CASCADE, related_name="references", db_index=False
+    )
     label = models.CharField(max_length=100)
     text = models.TextField()
 
@@ -102,7 +109,11 @@ class System(models.Model):
 class Candidate(models.Model):
     """The output of one system for one segment."""
 
-    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="candidates")
+    # Served by the unique (system, segment) index; segment keeps its own index (the browser
+    # reads the candidates of a page of segments).
+    system = models.ForeignKey(
+        System, on_delete=models.CASCADE, related_name="candidates", db_index=False
+    )
     segment = models.ForeignKey(Segment, on_delete=models.CASCADE, related_name="candidates")
     text = models.TextField()
 

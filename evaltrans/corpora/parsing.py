@@ -1,5 +1,10 @@
 """One entry point from the inputs of an import (command line or upload form) to a CorpusData.
 
+Plain text is read as :class:`~evaltrans.corpora.formats.base.StreamedSegments` (each file
+checked whole one at a time, then the segments streamed from the files while they are stored),
+so an import of any size holds at most one file and one batch of segments in memory; the
+other formats read their files whole (:meth:`InputFile.loaded`).
+
 The command and the web form both collect a :class:`CorpusInputs` and call
 :func:`parse_corpus`; everything format-specific happens in ``evaltrans.corpora.formats``, and
 what every format refuses alike in ``evaltrans.corpora.formats.reading``. This module adds what
@@ -166,6 +171,7 @@ def _parse_text(import_format: str, inputs: CorpusInputs, limits: FieldLimits) -
         encoding=inputs.encoding or "utf-8",
         max_bytes=inputs.max_bytes,
         limits=limits,
+        streamed=True,
     )
 
 
@@ -173,9 +179,9 @@ def _parse_sgml(import_format: str, inputs: CorpusInputs, limits: FieldLimits) -
     _require(import_format, inputs.source, "a source file")
     labels = [label for label, _ in inputs.references]
     return parse_sgml(
-        source=inputs.source,
-        references=[file for _, file in inputs.references],
-        systems=[file for _, file in inputs.systems],
+        source=inputs.source.loaded(),
+        references=[file.loaded() for _, file in inputs.references],
+        systems=[file.loaded() for _, file in inputs.systems],
         encoding=inputs.encoding or "utf-8",
         max_bytes=inputs.max_bytes,
         # Labels only when the user named every reference; otherwise the files' own refid.
@@ -187,7 +193,10 @@ def _parse_sgml(import_format: str, inputs: CorpusInputs, limits: FieldLimits) -
 def _parse_wmt_xml(import_format: str, inputs: CorpusInputs, limits: FieldLimits) -> CorpusData:
     _require(import_format, inputs.file, "a file")
     return parse_wmt_xml(
-        file=inputs.file, encoding=inputs.encoding, max_bytes=inputs.max_bytes, limits=limits
+        file=inputs.file.loaded(),
+        encoding=inputs.encoding,
+        max_bytes=inputs.max_bytes,
+        limits=limits,
     )
 
 
@@ -199,7 +208,7 @@ def _parse_evaltrans_xml(
         import_format, inputs.source_lang and inputs.target_lang, "source and target languages"
     )
     return parse_evaltrans_xml(
-        file=inputs.file,
+        file=inputs.file.loaded(),
         source_lang=inputs.source_lang,
         target_lang=inputs.target_lang,
         encoding=inputs.encoding,
@@ -214,7 +223,7 @@ def _parse_mqm_tsv(import_format: str, inputs: CorpusInputs, limits: FieldLimits
         import_format, inputs.source_lang and inputs.target_lang, "source and target languages"
     )
     return parse_mqm_tsv(
-        file=inputs.file,
+        file=inputs.file.loaded(),
         source_lang=inputs.source_lang,
         target_lang=inputs.target_lang,
         reference_systems=inputs.reference_systems,

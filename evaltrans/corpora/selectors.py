@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.files.storage import default_storage
-from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q, QuerySet
 from django.utils import timezone
 
 from .formats.base import CorpusData, EvaluationData, SegmentData
@@ -40,22 +39,89 @@ class SegmentRow:
     matches: set[str] = field(default_factory=set)
 
 
+@dataclass
+class SegmentPage:
+    """One page of the segment browser, found by keyset pagination (never ``OFFSET``).
+
+    Without a search, page ``number`` holds the segments from index ``(number - 1) × 20`` on,
+    so page links are plain numbers and ``count`` is the size of the test set. With a search
+    the matches have no page numbers: ``previous_before`` / ``next_after`` are the cursors
+    (the ``before`` / ``after`` query parameters) of the neighbouring pages, and ``count`` is
+    known only when every match is on this page (counting them all would read the whole set).
+    """
+
+    rows: list[SegmentRow]
+    has_previous: bool
+    has_next: bool
+    number: int | None = None
+    num_pages: int | None = None
+    count: int | None = None
+    previous_before: int | None = None
+    next_after: int | None = None
+
+
 def testset_segment_page(
     *,
     test_set: TestSet,
     query: str = "",
     systems: list[System] | None = None,
-    page_number: int | str = 1,
-) -> tuple[Page, list[SegmentRow]]:
+    page_number: int | str | None = 1,
+    after: int | None = None,
+    before: int | None = None,
+) -> SegmentPage:
     """A page of segments, optionally filtered by text found in the source, a reference or
-    a candidate (case-insensitive), showing the given systems (default: all)."""
+    a candidate (case-insensitive), showing the given systems (default: all).
+
+    Every query reads the segments in the order of the unique ``(test_set, index)`` index from
+    a known index on and stops after one page, so a page costs the same at the start and at the
+    end of a test set of any size. Without ``query``: page ``page_number`` (an invalid number
+    is page 1, one past the end the last page). With ``query``: the first page, or the page of
+    matches after index ``after`` or before index ``before``.
+    """
     shown = list(systems) if systems else list(test_set.systems.all())
-    segments = test_set.segments.all().order_by("index")
-    if query:
-        segments = segments.filter(_text_filter(query, test_set))
-    page = Paginator(segments, SEGMENTS_PER_PAGE).get_page(page_number)
-    page_segments = list(page.object_list)
-    return page, _segment_rows(page_segments, shown, filtered=bool(query))
+    segments = test_set.segments.order_by("index")
+    if not query:
+        # Indexes run 0 … n-1 in a stored set, so the last one gives the count through the
+        # index, where COUNT(*) would read every segment of the set.
+        last = segments.reverse().values_list("index", flat=True).first()
+        count = 0 if last is None else last + 1
+        num_pages = max(1, -(-count // SEGMENTS_PER_PAGE))
+        number = min(max(_as_int(page_number, 1), 1), num_pages)
+        start = (number - 1) * SEGMENTS_PER_PAGE
+        page = list(segments.filter(index__gte=start)[:SEGMENTS_PER_PAGE])
+        rows = _segment_rows(page, shown, filtered=False)
+        return SegmentPage(rows, number > 1, number < num_pages, number, num_pages, count=count)
+    last = segments.reverse().values_list("index", flat=True).first()
+    last = -1 if last is None else last
+
+    def search(limit: int, **cursor: int | None) -> list[Segment]:
+        return _search(test_set, query, last, limit=limit, **cursor)
+
+    if before is not None:
+        found = search(SEGMENTS_PER_PAGE + 1, before=before)
+        has_previous = len(found) > SEGMENTS_PER_PAGE
+        page = found[:SEGMENTS_PER_PAGE][::-1]
+        has_next = bool(search(1, after=before - 1))
+    else:
+        found = search(SEGMENTS_PER_PAGE + 1, after=after)
+        has_next = len(found) > SEGMENTS_PER_PAGE
+        page = found[:SEGMENTS_PER_PAGE]
+        has_previous = after is not None and bool(search(1, before=after + 1))
+    return SegmentPage(
+        _segment_rows(page, shown, filtered=True),
+        has_previous,
+        has_next,
+        count=len(page) if not (has_previous or has_next) else None,
+        previous_before=page[0].index if has_previous and page else None,
+        next_after=page[-1].index if has_next and page else None,
+    )
+
+
+def _as_int(value: int | str | None, default: int) -> int:
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
 
 
 def segment_browser_url(*, test_set: TestSet, index: int) -> str:
@@ -64,12 +130,71 @@ def segment_browser_url(*, test_set: TestSet, index: int) -> str:
     return f"{test_set.get_absolute_url()}?page={page}#seg-{index + 1}"
 
 
-def _text_filter(query: str, test_set: TestSet) -> Q:
-    in_references = Reference.objects.filter(segment=OuterRef("pk"), text__icontains=query)
-    in_candidates = Candidate.objects.filter(
-        segment=OuterRef("pk"), text__icontains=query, system__test_set=test_set
+SEARCH_WINDOW = 250
+SEARCH_WINDOW_MAX = 4_000
+
+
+def _search(
+    test_set: TestSet,
+    query: str,
+    last: int,
+    *,
+    limit: int,
+    after: int | None = None,
+    before: int | None = None,
+) -> list[Segment]:
+    """Up to ``limit`` segments whose source, a reference or a candidate contains ``query``
+    (any case): after index ``after`` in index order, or before index ``before`` in reverse
+    order, read window by window of indexes (``SEARCH_WINDOW`` segments, doubled up to
+    ``SEARCH_WINDOW_MAX``) until enough are found.
+
+    Each window is three plain queries: its segments through the ``(test_set, index)`` index,
+    then the references and candidates of exactly those segment ids through their segment
+    indexes. One query over the whole set with ``EXISTS`` subqueries was planned by
+    PostgreSQL as a scan of every text of every test set (2-6 s on 2 M candidates) even when
+    the page of matches was at hand. A word found nowhere still reads every text of the set
+    (there is no text index), window after window.
+    """
+    found: list[tuple[int, int]] = []
+    window = SEARCH_WINDOW
+    low = high = 0
+    if before is None:
+        low = 0 if after is None else after + 1
+    else:
+        high = min(before, last + 1)
+    while len(found) < limit and (low <= last if before is None else high > 0):
+        if before is None:
+            high = low + window
+            found += _window_hits(test_set, query, low, high)[: limit - len(found)]
+            low = high
+        else:
+            low = max(high - window, 0)
+            found += _window_hits(test_set, query, low, high)[::-1][: limit - len(found)]
+            high = low
+        window = min(2 * window, SEARCH_WINDOW_MAX)
+    by_id = test_set.segments.in_bulk([pk for _, pk in found])
+    return [by_id[pk] for _, pk in found]
+
+
+def _window_hits(test_set: TestSet, query: str, low: int, high: int) -> list[tuple[int, int]]:
+    """(index, id) of the matching segments with ``low <= index < high``, in index order."""
+    window = list(
+        test_set.segments.filter(index__gte=low, index__lt=high)
+        .order_by("index")
+        .annotate(hit=ExpressionWrapper(Q(source__icontains=query), output_field=BooleanField()))
+        .values_list("index", "pk", "hit")
     )
-    return Q(source__icontains=query) | Q(Exists(in_references)) | Q(Exists(in_candidates))
+    hits = {pk for _, pk, hit in window if hit}
+    rest = [pk for _, pk, hit in window if not hit]
+    for model in (Reference, Candidate):
+        if rest:
+            hits.update(
+                model.objects.filter(segment_id__in=rest, text__icontains=query)
+                .order_by()
+                .values_list("segment_id", flat=True)
+            )
+            rest = [pk for pk in rest if pk not in hits]
+    return [(index, pk) for index, pk, _ in window if pk in hits]
 
 
 def _segment_rows(segments: list[Segment], shown: list[System], filtered: bool) -> list[SegmentRow]:
@@ -79,7 +204,7 @@ def _segment_rows(segments: list[Segment], shown: list[System], filtered: bool) 
         references[reference.segment_id].append(reference)
     candidates = {
         (candidate.segment_id, candidate.system_id): candidate
-        for candidate in Candidate.objects.filter(segment_id__in=ids, system__in=shown)
+        for candidate in Candidate.objects.filter(segment_id__in=ids, system__in=shown).order_by()
     }
     rows = []
     previous_doc = None

@@ -50,8 +50,13 @@ def test_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
     chosen_names = request.GET.getlist("system")
     shown = [system for system in all_systems if system.name in chosen_names] or all_systems
     query = request.GET.get("q", "").strip()
-    page, rows = testset_segment_page(
-        test_set=test_set, query=query, systems=shown, page_number=request.GET.get("page", 1)
+    page = testset_segment_page(
+        test_set=test_set,
+        query=query,
+        systems=shown,
+        page_number=request.GET.get("page", 1),
+        after=_cursor(request.GET.get("after")),
+        before=_cursor(request.GET.get("before")),
     )
     context = {
         "test_set": test_set,
@@ -62,9 +67,17 @@ def test_set_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "export_formats": [name for name, spec in FORMATS.items() if spec.write is not None],
         "query": query,
         "page": page,
-        "rows": rows,
+        "rows": page.rows,
     }
     return render(request, "corpora/test_set_detail.html", context)
+
+
+def _cursor(value: str | None) -> int | None:
+    """A keyset cursor of the browser (a segment index), or None when absent or not a number."""
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 @admin_required

@@ -9,8 +9,11 @@ from the database and hands it to a writer. Round-trip = parse(write(corpus)) ==
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 
 class CorpusFormatError(ValueError):
@@ -31,10 +34,28 @@ class CorpusFormatError(ValueError):
 
 @dataclass(frozen=True)
 class InputFile:
-    """One uploaded or command-line file: its name (for messages) and its bytes."""
+    """One uploaded or command-line file: its name (for messages) and its bytes.
+
+    A file on disk may be given by ``path`` instead of ``data`` (which stays empty), so that a
+    streaming parser (plain text) never holds the whole file: :meth:`open` reads either, and
+    :meth:`loaded` gives the in-memory file the other parsers read whole.
+    """
 
     name: str
-    data: bytes
+    data: bytes = b""
+    path: Path | None = None
+
+    def open(self) -> BinaryIO:
+        """The bytes as a binary stream (the file on disk, or ``data``)."""
+        if self.path is not None:
+            return self.path.open("rb")
+        return io.BytesIO(self.data)
+
+    def loaded(self) -> InputFile:
+        """This file with its bytes in ``data`` (itself when they already are)."""
+        if self.path is None:
+            return self
+        return InputFile(name=self.name, data=self.path.read_bytes())
 
 
 @dataclass
@@ -64,9 +85,51 @@ class SegmentData:
     evaluations: list[EvaluationData] = field(default_factory=list)
 
 
+class StreamedSegments(Sequence[SegmentData]):
+    """Segments read again from their files each time they are iterated (bounded memory).
+
+    A parser that validated its files whole returns this instead of a list: iterating yields
+    fresh :class:`SegmentData` objects in order, ``len()`` is known, and the reference labels
+    and system names are known without a pass over the segments. Indexing materializes the
+    segments (for tests and small corpora); it compares equal to a list of equal segments.
+    """
+
+    def __init__(
+        self,
+        reader: Callable[[], Iterator[SegmentData]],
+        count: int,
+        reference_labels: list[str],
+        system_names: list[str],
+    ) -> None:
+        self._reader = reader
+        self._count = count
+        self.reference_labels = list(reference_labels)
+        self.system_names = list(system_names)
+
+    def __iter__(self) -> Iterator[SegmentData]:
+        return iter(self._reader())
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: Any) -> Any:  # an int or a slice, as for a list
+        return list(self)[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StreamedSegments | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<StreamedSegments: {self._count} segments>"
+
+
 @dataclass
 class CorpusData:
-    """A whole test set in memory, in segment order.
+    """A whole test set in segment order: in memory (a list), or streamed from its files
+    (:class:`StreamedSegments`, what the plain-text import gives).
 
     ``metadata`` holds what a format needs for a lossless round trip and is stored as JSON
     (e.g. ``levels`` of EvalTrans XML, document attributes of WMT XML, set ids of SGML).
@@ -74,20 +137,26 @@ class CorpusData:
 
     source_lang: str
     target_lang: str
-    segments: list[SegmentData]
+    segments: Sequence[SegmentData]
     name: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
     def reference_labels(self) -> list[str]:
+        known = getattr(self.segments, "reference_labels", None)
+        if known is not None:
+            return list(known)
         return _ordered_keys(segment.references for segment in self.segments)
 
     @property
     def system_names(self) -> list[str]:
+        known = getattr(self.segments, "system_names", None)
+        if known is not None:
+            return list(known)
         return _ordered_keys(segment.candidates for segment in self.segments)
 
 
-def _ordered_keys(dicts: Any) -> list[str]:
+def _ordered_keys(dicts: Iterable[dict[str, str]]) -> list[str]:
     seen: dict[str, None] = {}
     for mapping in dicts:
         for key in mapping:

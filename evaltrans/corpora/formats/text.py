@@ -20,10 +20,12 @@ reads such a directory back with :func:`parse_text`.
 
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
-from .base import CorpusData, CorpusFormatError, InputFile, SegmentData
+from .base import CorpusData, CorpusFormatError, InputFile, SegmentData, StreamedSegments
 from .common import check_names, safe_filename, write_file
 from .reading import DEFAULT_ENCODING, NO_LIMITS, FieldLimits, is_blank, read_lines
 
@@ -52,8 +54,16 @@ def parse_text(
     encoding: str = DEFAULT_ENCODING,
     max_bytes: int | None = None,
     limits: FieldLimits = NO_LIMITS,
+    streamed: bool = False,
 ) -> CorpusData:
     """Read a source file, labelled reference files and named system output files.
+
+    Every file is checked whole, one file at a time (so at most one file is in memory); the
+    segments are then read line by line from all files together. With ``streamed`` the corpus
+    holds :class:`StreamedSegments` that read the files again each time they are iterated (the
+    files must stay in place and unchanged until the corpus is stored): what the import uses,
+    so its memory does not grow with the corpus. Otherwise the segments are read once into a
+    list.
 
     Args:
         source: the source sentences, one per line.
@@ -65,6 +75,7 @@ def parse_text(
         encoding: encoding of every file.
         max_bytes: size limit per file (``None``: no limit).
         limits: the longest names and document ids that can be stored.
+        streamed: return segments read from the files on demand instead of a list.
 
     Returns:
         The corpus; segment ids are line numbers, document ids come from ``docs`` (else "").
@@ -79,41 +90,66 @@ def parse_text(
         [(name, file.name) for name, file in systems],
         limits,
     )
-    source_lines = read_lines(source, encoding=encoding, max_bytes=max_bytes)
+    count = len(read_lines(source.loaded(), encoding=encoding, max_bytes=max_bytes))
 
-    def read_matching(file: InputFile) -> list[str]:
-        lines = read_lines(file, encoding=encoding, max_bytes=max_bytes)
-        if len(lines) != len(source_lines):
+    def check_matching(file: InputFile) -> list[str]:
+        lines = read_lines(file.loaded(), encoding=encoding, max_bytes=max_bytes)
+        if len(lines) != count:
             raise CorpusFormatError(
                 file.name,
                 LINE_COUNT_MISMATCH.format(
-                    file=file.name,
-                    count=len(lines),
-                    source=source.name,
-                    source_count=len(source_lines),
+                    file=file.name, count=len(lines), source=source.name, source_count=count
                 ),
             )
         return lines
 
-    reference_lines = {label: read_matching(file) for label, file in references}
-    system_lines = {name: read_matching(file) for name, file in systems}
-    doc_ids = [""] * len(source_lines)
+    for _, file in [*references, *systems]:
+        check_matching(file)
     if docs is not None:
-        doc_ids = [doc_id.strip() for doc_id in read_matching(docs)]
-        for number, doc_id in enumerate(doc_ids, start=1):
-            limits.check("doc_id", doc_id, docs.name, number)
+        for number, doc_id in enumerate(check_matching(docs), start=1):
+            limits.check("doc_id", doc_id.strip(), docs.name, number)
 
-    segments = [
-        SegmentData(
-            source=text,
-            doc_id=doc_ids[index],
-            seg_id=str(index + 1),
-            references={label: lines[index] for label, lines in reference_lines.items()},
-            candidates={name: lines[index] for name, lines in system_lines.items()},
-        )
-        for index, text in enumerate(source_lines)
-    ]
-    return CorpusData(source_lang=source_lang, target_lang=target_lang, segments=segments)
+    columns = [source, *(file for _, file in references), *(file for _, file in systems)]
+    if docs is not None:
+        columns.append(docs)
+    labels = [label for label, _ in references]
+    names = [name for name, _ in systems]
+
+    def segments() -> Iterator[SegmentData]:
+        readers = [_stream_lines(file, encoding) for file in columns]
+        try:
+            for index, row in enumerate(zip(*readers, strict=True)):
+                texts = iter(row)
+                text = next(texts)
+                yield SegmentData(
+                    source=text,
+                    seg_id=str(index + 1),
+                    references={label: next(texts) for label in labels},
+                    candidates={name: next(texts) for name in names},
+                    doc_id=next(texts).strip() if docs is not None else "",
+                )
+        finally:
+            for reader in readers:
+                reader.close()
+
+    lazy = StreamedSegments(segments, count, labels, names)
+    return CorpusData(
+        source_lang=source_lang,
+        target_lang=target_lang,
+        segments=lazy if streamed else list(lazy),
+    )
+
+
+def _stream_lines(file: InputFile, encoding: str) -> Generator[str, None, None]:
+    """The lines of a file already checked by ``read_lines``, split as it splits them (on LF
+    only, one CR before it dropped, a leading byte-order mark removed), read in blocks."""
+    with io.TextIOWrapper(file.open(), encoding=encoding, newline="\n") as stream:
+        first = True
+        for line in stream:
+            if first:
+                line = line.removeprefix("\ufeff")
+                first = False
+            yield line.removesuffix("\n").removesuffix("\r")
 
 
 def write_text(corpus: CorpusData, out_dir: Path) -> list[Path]:

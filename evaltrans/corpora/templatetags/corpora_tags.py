@@ -28,7 +28,24 @@ def highlight(text: str, query: str) -> SafeString:
 
 @register.simple_tag(takes_context=True)
 def page_url(context: template.Context, page_number: int) -> str:
-    """The current query string with another page number."""
+    """The current query string with another page number (and no search cursor)."""
+    return _with(context, page=page_number)
+
+
+@register.simple_tag(takes_context=True)
+def cursor_url(
+    context: template.Context, after: int | None = None, before: int | None = None
+) -> str:
+    """The current query string with a search cursor of the browser: the page of matches
+    ``after`` or ``before`` a segment index; neither gives the first page."""
+    return _with(context, after=after, before=before)
+
+
+def _with(context: template.Context, **values: int | None) -> str:
     query = context["request"].GET.copy()
-    query["page"] = page_number
+    for key in ("page", "after", "before"):
+        query.pop(key, None)
+    for key, value in values.items():
+        if value is not None:
+            query[key] = str(value)
     return "?" + query.urlencode()

@@ -114,10 +114,11 @@ class Command(BaseCommand):
         if problem is not None:
             raise CommandError(problem)
         try:
-            data = file.read_bytes()
+            file.open("rb").close()
         except OSError as error:
             raise CommandError(UNREADABLE.format(path=path, reason=error.strerror)) from None
-        return InputFile(name=file.name, data=data)
+        # Read by the parser: plain text streams it, the other formats read it whole.
+        return InputFile(name=file.name, path=file.resolve())
 
 
 def _label_and_path(value: str) -> tuple[str | None, str]:
