@@ -65,7 +65,11 @@ def grouped_counts(values: IntArray, groups: IntArray) -> tuple[IntArray, IntArr
         from . import kernels
 
         return kernels.grouped_counts(values, groups.astype(np.int64, copy=False))
-    ordered = _numpy_sorted(values)
+    return run_counts(_numpy_sorted(values))
+
+
+def run_counts(ordered: IntArray) -> tuple[IntArray, IntArray]:
+    """The distinct values of a sorted array and how often each occurs, in one pass."""
     if ordered.size == 0:
         return ordered, np.zeros(0, dtype=np.int64)
     first = np.empty(ordered.size, dtype=bool)

@@ -33,7 +33,7 @@ from itertools import chain, repeat
 import numpy as np
 import numpy.typing as npt
 
-from .counting import grouped_counts, merged_minimum, sorted_keys
+from .counting import grouped_counts, merged_minimum, run_counts, sorted_keys
 from .preprocessing import BOS, EOS, PAD_RULES
 
 IntArray = npt.NDArray[np.int64]
@@ -177,14 +177,7 @@ def sorted_counts(values: IntArray) -> tuple[IntArray, IntArray]:
     10^5-10^6 distinct m-gram keys of a test set is far slower than sorting; ``np.unique``
     with counts sorts, but with numpy's sort, which the radix sort beats on these keys.
     """
-    ordered = sorted_keys(values)
-    if ordered.size == 0:
-        return ordered, np.zeros(0, dtype=np.int64)
-    first = np.empty(ordered.size, dtype=bool)
-    first[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    return ordered[starts], np.diff(starts, append=ordered.size)
+    return run_counts(sorted_keys(values))
 
 
 def _lookup(table: IntArray, raw: IntArray) -> IntArray:

@@ -131,7 +131,11 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(table.as_dict(), indent=2))
         else:
-            self.stdout.write(format_table(table))
+            self.stdout.write(self.render(table))
+
+    def render(self, table: Any) -> str:
+        """The table as text (commands built on this one print their own tables)."""
+        return format_table(table)
 
     def _table(self, options: dict[str, Any]) -> CorrelationTable:
         source, aspect, test_set, run = resolve_inputs(options, rankings=True)

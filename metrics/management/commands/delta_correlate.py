@@ -8,23 +8,17 @@ docs/measures.md. The human source and test set are resolved as ``manage.py corr
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 
-from judging.humanscores.selectors import HumanSourceError
 from metrics.core.correlation import format_value
-from metrics.management.commands.correlate import resolve_inputs
-from metrics.selectors.correlation import MetaEvaluationError, human_side, measure_results
+from metrics.management.commands import correlate
+from metrics.selectors.correlation import human_side, measure_results
 from metrics.selectors.delta import LENGTH_TOKENIZER, UNITS, DeltaTable, delta_table
 
 
-def _names(text: str) -> list[str]:
-    return [name.strip() for name in text.split(",") if name.strip()]
-
-
-class Command(BaseCommand):
+class Command(correlate.Command):
     help = (
         "How well each stored measure's differences between systems predict the humans' "
         "(EDPM paper, experiment 2: predicting ΔHTER)."
@@ -56,20 +50,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="Print JSON.")
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            table = self._table(options)
-        except (MetaEvaluationError, HumanSourceError) as error:
-            raise CommandError(str(error)) from None
-        if options["json"]:
-            self.stdout.write(json.dumps(table.as_dict(), indent=2))
-        else:
-            self.stdout.write(format_table(table))
+    def render(self, table: Any) -> str:
+        return format_table(table)
 
     def _table(self, options: dict[str, Any]) -> DeltaTable:
-        source, aspect, test_set, _ = resolve_inputs(options)
+        source, aspect, test_set, _ = correlate.resolve_inputs(options)
         human = human_side(source=source, aspect=aspect, normalized=options["normalized"])
-        results = measure_results(test_set=test_set, measures=_names(options["measures"]))
+        results = measure_results(test_set=test_set, measures=correlate._names(options["measures"]))
         return delta_table(
             test_set=test_set,
             human=human,
