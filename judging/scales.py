@@ -158,28 +158,28 @@ POSTEDIT = {
 }
 
 
+def _one_aspect(template: dict[str, Any], *, reference: bool) -> list[dict[str, Any]]:
+    """The one aspect of a single-aspect protocol, a fresh copy, with the reference shown or
+    not."""
+    return [{**copy.deepcopy(template), "needs_reference": reference}]
+
+
 def postedit_scales(*, reference: bool = False) -> list[dict[str, Any]]:
     """The one aspect of a post-editing campaign, with the reference shown or not (a fresh
     copy)."""
-    scale = copy.deepcopy(POSTEDIT)
-    scale["needs_reference"] = reference
-    return [scale]
+    return _one_aspect(POSTEDIT, reference=reference)
 
 
 def mqm_scales(*, reference: bool = False) -> list[dict[str, Any]]:
     """The one aspect of an MQM campaign, judged with the reference shown or not (WMT MQM:
     source only) (a fresh copy)."""
-    scale = copy.deepcopy(MQM)
-    scale["needs_reference"] = reference
-    return [scale]
+    return _one_aspect(MQM, reference=reference)
 
 
 def esa_scales(*, reference: bool = False) -> list[dict[str, Any]]:
     """The one aspect of an ESA campaign: the 0-100 overall score given after the spans, with
     the anchors of Kocmi et al. (2024), judged with the reference shown or not (a fresh copy)."""
-    scale = copy.deepcopy(ESA)
-    scale["needs_reference"] = reference
-    return [scale]
+    return _one_aspect(ESA, reference=reference)
 
 
 # Digit keys pick a level, so a scale has at most ten levels, with values 0..9.
@@ -232,9 +232,7 @@ def da_scales(
 def ranking_scales(*, reference: bool = True) -> list[dict[str, Any]]:
     """The one scale of a ranking campaign: ranks 1 (best) to 5 (worst), ties allowed, judged
     with the reference shown (WMT 2012-2016) or without it (a fresh copy)."""
-    scale = copy.deepcopy(RANK)
-    scale["needs_reference"] = reference
-    return [scale]
+    return _one_aspect(RANK, reference=reference)
 
 
 def is_rank_scale(scale: dict[str, Any]) -> bool:
