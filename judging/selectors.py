@@ -858,7 +858,9 @@ def campaign_ranking_comparisons(*, campaign: Campaign) -> list[Comparison]:
     return comparisons
 
 
-def campaign_ranking_pairs(*, campaign: Campaign, ties: bool = False) -> list[Comparison]:
+def campaign_ranking_pairs(
+    *, campaign: Campaign, ties: bool = False, comparisons: list[Comparison] | None = None
+) -> list[Comparison]:
     """The human pairwise preferences of a ranking campaign, for Kendall-style measures.
 
     One record per judge's comparison of two systems on a segment: ``segment_id`` (the
@@ -872,11 +874,14 @@ def campaign_ranking_pairs(*, campaign: Campaign, ties: bool = False) -> list[Co
     records, a metric concordant when it scores ``better`` above ``worse`` and discordant
     when below; human ties are excluded there (``ties=False``, the default), and the metric's
     own ties are the caller's choice. A pair judged by several judges appears once per judge,
-    as in WMT. Empty for a campaign of another protocol.
+    as in WMT. Empty for a campaign of another protocol. ``comparisons``: the campaign's
+    comparisons when the caller has read them already.
     """
+    if comparisons is None:
+        comparisons = campaign_ranking_comparisons(campaign=campaign)
     return [
         comparison
-        for comparison in campaign_ranking_comparisons(campaign=campaign)
+        for comparison in comparisons
         if not comparison.is_repeat and (ties or not comparison.tie)
     ]
 
@@ -911,11 +916,16 @@ class RankingWins:
     rankings: int
 
 
-def ranking_wins_panel(*, campaign: Campaign) -> RankingWins:
+def ranking_wins_panel(
+    *, campaign: Campaign, comparisons: list[Comparison] | None = None
+) -> RankingWins:
     """Expected Wins, win table and pairwise agreement of a ranking campaign (``judging.ranking``
     has the formulas). Scores and the table use every judge's comparisons, planted repeats left
-    out; intra-judge agreement compares a repeat with its original."""
-    every = campaign_ranking_comparisons(campaign=campaign)
+    out; intra-judge agreement compares a repeat with its original. ``comparisons``: the
+    campaign's comparisons when the caller has read them already."""
+    every = (
+        comparisons if comparisons is not None else campaign_ranking_comparisons(campaign=campaign)
+    )
     first_looks = [comparison for comparison in every if not comparison.is_repeat]
     systems = set(campaign.systems.values_list("name", flat=True))
     if campaign.reference_as_system:

@@ -125,7 +125,8 @@ def ranking_human(*, source: HumanSource) -> RankingHuman:
             "index", "seg_id"
         )
     }
-    panel = ranking_wins_panel(campaign=campaign)
+    comparisons = campaign_ranking_comparisons(campaign=campaign)  # read once, used thrice
+    panel = ranking_wins_panel(campaign=campaign, comparisons=comparisons)
     if not panel.comparisons:
         raise RankingError(NO_RANKINGS.format(name=source.name))
     systems = {
@@ -135,7 +136,7 @@ def ranking_human(*, source: HumanSource) -> RankingHuman:
     }
     won: dict[tuple[str, int], float] = defaultdict(float)
     decided: dict[tuple[str, int], int] = defaultdict(int)
-    for comparison in campaign_ranking_comparisons(campaign=campaign):
+    for comparison in comparisons:
         index = index_by_key.get(comparison.segment_id)
         if comparison.is_repeat or index is None:
             continue
@@ -148,7 +149,7 @@ def ranking_human(*, source: HumanSource) -> RankingHuman:
     segments = {key: won[key] / count if count else 0.5 for key, count in decided.items()}
     preferences = tuple(
         (index_by_key[pair.segment_id], pair.better, pair.worse, pair.judge)
-        for pair in campaign_ranking_pairs(campaign=campaign)
+        for pair in campaign_ranking_pairs(campaign=campaign, comparisons=comparisons)
         if pair.segment_id in index_by_key
     )
     return RankingHuman(
