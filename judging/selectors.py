@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1134,6 +1135,15 @@ class PostEditSystemRow:
     efficiency: float | None
 
 
+def targeted_fingerprint(targeted: Iterable[TargetedSegment]) -> str:
+    """The fingerprint of a campaign's targeted references (``pev:`` of HTER signatures)."""
+    from metrics.core.hter import postedits_fingerprint
+
+    return postedits_fingerprint(
+        (segment.system, segment.segment_index, segment.post_edits) for segment in targeted
+    )
+
+
 @dataclass(frozen=True)
 class PostEditPanel:
     systems: list[PostEditSystemRow]
@@ -1151,6 +1161,7 @@ def postedit_panel(*, campaign: Campaign) -> PostEditPanel | None:
     from metrics.core.hter import hter  # the pure measure library; loaded on this page only
 
     targeted = campaign_targeted_references(campaign=campaign)
+    version = targeted_fingerprint(targeted)
     by_system: dict[str, list[TargetedSegment]] = defaultdict(list)
     for segment in targeted:
         by_system[segment.system].append(segment)
@@ -1182,6 +1193,7 @@ def postedit_panel(*, campaign: Campaign) -> PostEditPanel | None:
                 [segment.candidate for segment in segments],
                 [list(segment.post_edits) for segment in segments],
                 source=campaign.name,
+                version=version,
             )
             score = result.score
             mean = sum(result.sentences) / len(result.sentences)

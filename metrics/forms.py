@@ -8,6 +8,10 @@ Numbers are converted and bounded by ``Option.convert``, as on the command line,
 the same message. An option that names a file of the server (``Option.file == "path"``, WNM's
 ``corpus-stats``) is refused whatever its value: the message must not tell whether the file
 exists. The file's text comes as an upload instead (``file == "content"``).
+
+HTER's references are the post-edits of a campaign: its ``post-edits`` option is a choice of
+the test set's post-editing campaigns, and the fingerprint of their post-edits is filled in
+by the run (``Measure.run_filled_options``), not asked.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 from django import forms
 
 from evaltrans.corpora.models import TestSet
-from metrics.core import METRICS, MeasureError
+from metrics.core import METRICS, Measure, MeasureError
 from metrics.core.base import FILE_MAX_BYTES, Option, format_number
 from metrics.core.presets import PRESETS
 from metrics.measure_choices import (
@@ -26,6 +30,7 @@ from metrics.measure_choices import (
     measure_build,
     measure_choices_resolve,
 )
+from metrics.selectors.hter import testset_postedit_campaign_names
 
 PRESET_LABELS = {
     "thesis": "Thesis defaults (each measure at the settings the thesis found best)",
@@ -36,6 +41,10 @@ PRESET_LABELS = {
 
 SERVER_PATH_REFUSED = (
     "{measure} {key}: the web form takes no file names of the server; upload the file instead"
+)
+NO_POSTEDIT_CAMPAIGN = (
+    "needs a post-editing campaign on this test set: its post-edits are the references "
+    "(Judging → new campaign, protocol post-editing)"
 )
 UPLOAD_TOO_LARGE = "{measure} {key}: the file has {size:,} bytes, above the limit of {limit:,}"
 UPLOAD_NOT_UTF8 = "{measure} {key}: the file is not UTF-8 text ({reason} at byte {start})"
@@ -111,6 +120,7 @@ class RunForm(forms.Form):
     def __init__(self, *args: Any, test_set: TestSet, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.test_set = test_set
+        self.postedit_campaigns: list[str] = []
         systems = test_set.systems.order_by("name")
         self.fields["systems"].queryset = systems
         self.fields["systems"].initial = list(systems)
@@ -120,10 +130,24 @@ class RunForm(forms.Form):
         self.fields["measures"].choices = [(name, name) for name in METRICS]
         for name, measure in METRICS.items():
             for key, option in measure.options.items():
-                if option.file == "path":
-                    continue  # never a field: see _refuse_server_paths
+                if option.file == "path" or key in measure.run_filled_options:
+                    continue  # never a field: see _refuse_server_paths; filled by the run
                 self.fields[option_field_name(name, key)] = _option_field(key, option)
                 self.fields[option_field_name(name, key)].required = False
+            if measure.targeted_references:
+                self._offer_postedit_campaigns(name)
+
+    def _offer_postedit_campaigns(self, name: str) -> None:
+        """HTER's ``post-edits``: a choice of the test set's post-editing campaigns."""
+        campaigns = testset_postedit_campaign_names(test_set=self.test_set)
+        field = self.fields[option_field_name(name, "post-edits")]
+        self.fields[option_field_name(name, "post-edits")] = forms.ChoiceField(
+            choices=[(campaign, campaign) for campaign in campaigns],
+            required=False,
+            help_text=field.help_text,
+            initial=campaigns[0] if campaigns else "",
+        )
+        self.postedit_campaigns = campaigns
 
     def measure_groups(self) -> list[dict[str, Any]]:
         """For the template: each measure with its description and option fields;
@@ -143,10 +167,15 @@ class RunForm(forms.Form):
                     "higher_is_better": measure.higher_is_better,
                     "fields": fields,
                     "has_errors": any(field.errors for _, field in fields),
-                    "unavailable": measure.unavailable_reason(),
+                    "unavailable": self._unavailable_reason(measure),
                 }
             )
         return groups
+
+    def _unavailable_reason(self, measure: type[Measure]) -> str | None:
+        if measure.targeted_references and not self.postedit_campaigns:
+            return NO_POSTEDIT_CAMPAIGN
+        return measure.unavailable_reason()
 
     def _refuse_server_paths(self) -> bool:
         """Refuse any value posted for an option naming a server file, with one message for

@@ -32,6 +32,7 @@ from django.db import InterfaceError, OperationalError, connections
 
 from evaltrans.celery import app
 from metrics.core import invwer, kernels, ljwer
+from metrics.measure_choices import RunError
 from metrics.services import computation, dispatch, recovery, runs, workers
 
 logger = logging.getLogger(__name__)
@@ -50,6 +51,8 @@ TIME_LIMIT_MESSAGE = "a task exceeded its time limit ({limit}); try a smaller ch
 def _failure_reason(exc: BaseException) -> str:
     if isinstance(exc, SoftTimeLimitExceeded):
         return TIME_LIMIT_MESSAGE.format(limit=app.conf.task_soft_time_limit)
+    if isinstance(exc, RunError):  # written for the user already
+        return str(exc)
     return f"{type(exc).__name__}: {exc}"
 
 

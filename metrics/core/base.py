@@ -248,6 +248,12 @@ class Measure(abc.ABC):
     """False for measures of the candidate text alone (``asw``): no ``--ref`` needed."""
     stat_names: ClassVar[tuple[str, ...]] = ()
     """Names of the statistics columns, for storage and reports (may be set per instance)."""
+    targeted_references: ClassVar[bool] = False
+    """True when a run's references are per (segment, system), from the post-editing campaign
+    named by the option ``post-edits`` (``hter``), instead of the test set's per segment."""
+    run_filled_options: ClassVar[frozenset[str]] = frozenset()
+    """Options a run fills in from the database (the web form does not offer them; the
+    command line that reproduces a run leaves them out)."""
 
     def __init__(self, **values: Any) -> None:
         given = {key.replace("_", "-"): value for key, value in values.items()}

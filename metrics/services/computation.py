@@ -31,10 +31,12 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from evaltrans.corpora.models import TestSet
+from evaltrans.corpora.models import System, TestSet
+from judging.models import Campaign
 from metrics.core import Measure
-from metrics.measure_choices import measure_build
+from metrics.measure_choices import RunError, measure_build
 from metrics.models import MetricRun, SegmentStatistics, SystemScore, pack_floats
+from metrics.selectors.hter import campaign_targeted
 from metrics.selectors.runs import runs_stored_work, segment_arrays
 from metrics.selectors.texts import system_candidates, testset_references
 from metrics.services.dispatch import chunks_send, finalize_send
@@ -43,6 +45,12 @@ from metrics.services.runs import metric_run_transition
 logger = logging.getLogger(__name__)
 
 Status = MetricRun.Status
+
+POSTEDITS_CHANGED = (
+    "the post-edits of campaign {name!r} changed after this run started; start the run again "
+    "to compute HTER against them"
+)
+POSTEDITS_GONE = "the post-editing campaign {name!r} of this run's HTER no longer exists"
 
 # --- test-set data, cached per process -----------------------------------------------------
 
@@ -171,7 +179,10 @@ def metric_chunk_compute(
             began = time.perf_counter()
             measure = measure_build(name=item.measure, options=item.options)
             context = measure_context(test_set=test_set, measure=measure, signature=item.signature)
-            stats = np.asarray(measure.statistics(hypotheses, references, context), dtype=float)
+            refs = references
+            if measure.targeted_references:
+                refs = _targeted_references(measure, system_id=system_id, start=start, stop=stop)
+            stats = np.asarray(measure.statistics(hypotheses, refs, context), dtype=float)
             sentence = np.asarray(measure.sentence_scores(stats), dtype=float)
             rows.append(
                 SegmentStatistics(
@@ -191,6 +202,24 @@ def metric_chunk_compute(
     if _chunks_complete(run):
         finalize_send(run_id=run.pk)
     return len(rows)
+
+
+def _targeted_references(
+    measure: Measure, *, system_id: int, start: int, stop: int
+) -> list[list[str]]:
+    """The post-edits of one system's segments [start, stop) from the campaign the measure
+    names (HTER); refused when they are no longer those the run was started with (the
+    results would be stored under the fingerprint of other post-edits)."""
+    campaign = Campaign.objects.filter(
+        name=measure.option("post-edits"), protocol=Campaign.Protocol.POST_EDIT
+    ).first()
+    if campaign is None:
+        raise RunError(POSTEDITS_GONE.format(name=measure.option("post-edits")))
+    targeted = campaign_targeted(campaign=campaign)
+    if targeted.fingerprint != measure.option("post-edits-version"):
+        raise RunError(POSTEDITS_CHANGED.format(name=campaign.name))
+    system = System.objects.get(pk=system_id)
+    return targeted.references(system=system.name, start=start, stop=stop)
 
 
 def _chunks_complete(run: MetricRun) -> bool:

@@ -21,8 +21,15 @@ from django.utils import timezone
 
 from evaltrans.corpora.models import System, TestSet
 from metrics.command_line import evaluate_command_line
+from metrics.core import Measure
 from metrics.measure_choices import NO_MEASURES, MeasureChoice, RunError, measure_build
 from metrics.models import MetricRun, RunMeasure
+from metrics.selectors.hter import (
+    NO_POSTEDITS,
+    HterError,
+    campaign_targeted,
+    testset_postedit_campaign,
+)
 from metrics.selectors.texts import testset_reference_count
 from metrics.services.dispatch import metric_run_dispatch
 
@@ -77,8 +84,8 @@ def metric_run_create(
     built: list[tuple[str, dict[str, Any], str]] = []
     seen: set[str] = set()
     for choice in measures:
-        measure = measure_build(name=choice.name, options=choice.options)
-        signature = str(measure.signature(n_refs))
+        measure, refs = _measure_and_nrefs(test_set=test_set, choice=choice, n_refs=n_refs)
+        signature = str(measure.signature(refs))
         if signature not in seen:  # the same measure asked twice is computed once
             seen.add(signature)
             built.append((choice.name, dict(measure.values), signature))
@@ -110,6 +117,27 @@ def metric_run_create(
         for position, (name, values, signature) in enumerate(built)
     )
     return run
+
+
+def _measure_and_nrefs(
+    *, test_set: TestSet, choice: MeasureChoice, n_refs: int
+) -> tuple[Measure, int]:
+    """The measure of a choice and the ``nrefs`` of its signature. A measure scored against a
+    post-editing campaign (``targeted_references``: HTER) gets the fingerprint of the
+    campaign's post-edits now, so its results are keyed by the post-edits they were computed
+    with, and its nrefs is the most post-edits of one (segment, system)."""
+    measure = measure_build(name=choice.name, options=choice.options)
+    if not measure.targeted_references:
+        return measure, n_refs
+    try:
+        campaign = testset_postedit_campaign(test_set=test_set, name=measure.option("post-edits"))
+    except HterError as error:
+        raise RunError(str(error)) from None
+    targeted = campaign_targeted(campaign=campaign)
+    if not targeted.by_system:
+        raise RunError(NO_POSTEDITS.format(name=campaign.name))
+    options = {**choice.options, "post-edits-version": targeted.fingerprint}
+    return measure_build(name=choice.name, options=options), targeted.n_refs
 
 
 def metric_run_start(

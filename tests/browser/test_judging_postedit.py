@@ -145,3 +145,41 @@ def test_the_campaign_page_reports_hter_and_efficiency(live_server, small_page):
     table = page.locator("#postedit-table").inner_text()
     assert "sys" in table
     screenshot(page, "judging-postedit-campaign")
+
+
+def test_an_hter_run_started_in_the_browser_equals_sacrebleu(live_server, small_page):
+    """The judge post-edits both screens; an admin starts a run of HTER against the campaign on
+    the run form; the results table shows sacreBLEU's TER of the candidates against the
+    post-edits."""
+    from sacrebleu.metrics import TER as SacreTER
+
+    from metrics.models import SystemScore
+
+    page = small_page
+    assignment = postedit_assignment("hanna")
+    log_in_with_the_mouse(page, live_server, "hanna")
+    click_and_wait(page, "a:has-text('Start')")
+    edits = [FIXED, "He sleeps the whole day ."]
+    for text in edits:
+        page.locator("textarea[data-postedit]").fill(text)
+        click_and_wait(page, "#submit-button")
+    assert sorted(PostEdit.objects.values_list("text", flat=True)) == sorted(edits)
+
+    page.context.clear_cookies()
+    make_user("boss", staff=True)
+    log_in_with_the_mouse(page, live_server, "boss")
+    test_set = assignment.campaign.test_set
+    page.goto(f"{live_server.url}{reverse('metrics:run_create')}?test_set={test_set.pk}")
+    page.check("input[name=measures][value=hter]")
+    page.click("details[data-measure=hter] summary")
+    chosen = page.locator("select[name='opt__hter__post-edits']")
+    assert chosen.input_value() == assignment.campaign.name
+    screenshot(page, "run-form-hter")
+    click_and_wait(page, "#run-form button[type=submit]")
+    page.wait_for_selector("#results-table")
+    shown = page.locator("#results-table tbody td").nth(1).inner_text()
+    expected = SacreTER().corpus_score([CANDIDATE, SECOND], [edits]).score
+    stored = SystemScore.objects.get(measure="hter")
+    assert stored.score == pytest.approx(expected, abs=1e-9)
+    assert float(shown) == pytest.approx(expected, abs=0.01)
+    screenshot(page, "run-results-hter")

@@ -322,7 +322,7 @@ def test_the_campaign_page_and_exports_carry_the_postedits(make_campaign, admin_
     judge_everything(campaign)
     client = login(admin_user)
     detail = client.get(reverse("judging:campaign_detail", args=[campaign.pk])).content.decode()
-    assert 'id="postedit-table"' in detail and "hter|pe:" in detail
+    assert 'id="postedit-table"' in detail and "hter|nrefs:" in detail and "|pe:" in detail
     assert "No item was translated from scratch" in detail
     document = json.loads(
         client.get(reverse("judging:campaign_export", args=[campaign.pk, "json"])).content

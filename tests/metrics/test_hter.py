@@ -43,7 +43,7 @@ def test_hter_corpus_equals_sacrebleu_ter_corpus(options):
     result = hter(candidates, [e for _, e in single], source="pe", **options)
     expected = SacreTER(**options).corpus_score(candidates, [[e[0] for _, e in single]])
     assert result.score == pytest.approx(expected.score, abs=1e-9)
-    assert str(result.signature).startswith("hter|pe:pe|nrefs:1|")
+    assert str(result.signature).startswith("hter|nrefs:1|pe:pe|pev:-|")
 
 
 def test_hter_refuses_a_segment_without_postedit():
@@ -79,7 +79,7 @@ def test_campaign_hter_equals_sacrebleu_and_the_command_prints_it(make_campaign,
     for name, system in results.items():
         assert math.isclose(printed[name]["hter"], system.result.score)
         assert len(printed[name]["segments"]) == 4
-        assert printed[name]["signature"].startswith(f"hter|pe:{campaign.name}|")
+        assert printed[name]["signature"].startswith(f"hter|nrefs:1|pe:{campaign.name}|pev:")
     table = StringIO()
     call_command("hter", campaign=campaign.name, segments=True, stdout=table)
     assert "signature" in table.getvalue() and "d1:1" in table.getvalue()
