@@ -13,6 +13,8 @@ from evaltrans.corpora.models import Reference, TestSet
 from evaltrans.roles import JUDGES_GROUP
 
 from .models import Campaign
+from .practice import DEFAULT_SCREENS as DEFAULT_PRACTICE_SCREENS
+from .practice import MAX_SCREENS as MAX_PRACTICE_SCREENS
 from .scales import (
     DA_ASPECTS,
     DA_BASES,
@@ -36,6 +38,32 @@ ERROR_SCALES_JSON = "The scales must be a JSON list of scales: {error}"
 ERROR_SCALE = "Scale {number}: {error}"
 ERROR_NO_SCALES = "Give the scales of a categorical campaign."
 ERROR_NO_DA_ASPECTS = "Choose adequacy, fluency or both."
+SHOW_REFERENCE = {
+    # protocol: (the tickbox's label, its help, whether it starts ticked)
+    Campaign.Protocol.RANKING: (
+        "Show the reference while ranking",
+        "WMT showed source and reference; without it, judges rank against the source.",
+        True,
+    ),
+    Campaign.Protocol.MQM: (
+        "Show the reference while marking errors",
+        "WMT MQM and ESA show the source only (bilingual raters).",
+        False,
+    ),
+    Campaign.Protocol.ESA: (
+        "Show the reference while marking errors",
+        "WMT MQM and ESA show the source only (bilingual raters).",
+        False,
+    ),
+    Campaign.Protocol.POST_EDIT: (
+        "Show the reference while post-editing",
+        "Bilingual post-editors work from the source; HTER's original post-editors (GALE) "
+        "were shown the reference.",
+        False,
+    ),
+}
+"""The one "show the reference" tickbox, as each protocol that has it words it (the form's
+script swaps label, help and default when the protocol changes)."""
 DA_BASIS_CHOICES = [
     ("source", "Against the source (bilingual judges; WMT since 2019)"),
     ("reference", "Against the reference (monolingual judges; WMT 2016–2018)"),
@@ -95,12 +123,6 @@ class CampaignForm(forms.Form):
         label="Candidates per screen",
         help_text="2 to 5 outputs of one source ranked side by side (WMT 2012–2016: 5).",
     )
-    ranking_reference = forms.BooleanField(
-        required=False,
-        initial=True,
-        label="Show the reference while ranking",
-        help_text="WMT showed source and reference; without it, judges rank against the source.",
-    )
     error_categories = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
         required=False,
@@ -108,18 +130,11 @@ class CampaignForm(forms.Form):
         help_text="One per line, as the MQM TSV spells them (default: the WMT MQM typology; "
         "major Non-translation! weighs 25, minor Fluency/Punctuation 0.1).",
     )
-    spans_reference = forms.BooleanField(
+    show_reference = forms.BooleanField(
         required=False,
-        initial=False,
-        label="Show the reference while marking errors",
-        help_text="WMT MQM and ESA show the source only (bilingual raters).",
-    )
-    postedit_reference = forms.BooleanField(
-        required=False,
-        initial=False,
-        label="Show the reference while post-editing",
-        help_text="Bilingual post-editors work from the source; HTER's original post-editors "
-        "(GALE) were shown the reference.",
+        initial=True,
+        label="Show the reference",
+        help_text="Ranking, MQM, ESA and post-editing: the reference above the translations.",
     )
     scratch_share = forms.FloatField(
         min_value=0.0,
@@ -202,6 +217,23 @@ class CampaignForm(forms.Form):
         label="Judge a sample of segments",
         help_text="How many segments to draw at random (with the seed); empty: every segment.",
     )
+    practice = forms.ChoiceField(
+        label="Practice phase",
+        choices=Campaign.Practice.choices,
+        initial=Campaign.Practice.OFFERED,
+        required=False,
+        help_text="Before the real items, a few screens with known answers from this test set "
+        "(its reference: a good translation; a candidate with a phrase pasted from another "
+        "sentence: a bad one), with feedback after each. Nothing of it is a judgment.",
+    )
+    practice_screens = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_PRACTICE_SCREENS,
+        initial=DEFAULT_PRACTICE_SCREENS,
+        required=False,
+        label="Practice screens",
+        help_text="1 to 10.",
+    )
     seed = forms.IntegerField(
         required=False, min_value=0, help_text="Leave empty for a random seed; it is stored."
     )
@@ -229,6 +261,18 @@ class CampaignForm(forms.Form):
         ]
         self.fields["scales"].initial = json.dumps(default_scales(), indent=2, ensure_ascii=False)
         self.fields["error_categories"].initial = "\n".join(default_categories())
+        # Read by the form's script: the tickbox's label, help and default per protocol.
+        self.fields["show_reference"].widget.attrs.update(
+            {
+                key: value
+                for protocol, (label, help_text, ticked) in SHOW_REFERENCE.items()
+                for key, value in (
+                    (f"data-label-{protocol}", label),
+                    (f"data-help-{protocol}", help_text),
+                    (f"data-default-{protocol}", "true" if ticked else "false"),
+                )
+            }
+        )
         # Read by the form's script: switching the protocol swaps in its default.
         self.fields["repeat_share"].widget.attrs.update(
             {
@@ -268,10 +312,11 @@ class CampaignForm(forms.Form):
         aspects = cleaned.pop("da_aspects", None) or []
         basis = cleaned.pop("da_basis", None) or "source"
         per_screen = cleaned.pop("candidates_per_screen", None)
-        with_reference = cleaned.pop("ranking_reference", False)
+        show_reference = cleaned.pop("show_reference", False)
+        with_reference = spans_reference = postedit_reference = show_reference
         categories = cleaned.pop("error_categories", "") or ""
-        spans_reference = cleaned.pop("spans_reference", False)
-        postedit_reference = cleaned.pop("postedit_reference", False)
+        cleaned["practice"] = cleaned.get("practice") or Campaign.Practice.OFF
+        cleaned["practice_screens"] = cleaned.get("practice_screens") or DEFAULT_PRACTICE_SCREENS
         scratch_share = cleaned.pop("scratch_share", None)
         cleaned["error_categories"] = None
         cleaned["scratch_share"] = None

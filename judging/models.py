@@ -81,6 +81,13 @@ class Campaign(models.Model):
         ESA = "esa", "ESA (error spans, then a 0–100 score; Kocmi et al. 2024)"
         POST_EDIT = "post-edit", "Post-editing (edit the candidate; HTER, time per word)"
 
+    class Practice(models.TextChoices):
+        """The practice phase (``judging.practice``): screens with known answers first."""
+
+        OFF = "off", "Off"
+        OFFERED = "offered", "Offered (judges may skip it)"
+        REQUIRED = "required", "Required before the real items"
+
     name = models.CharField(max_length=200, unique=True)
     protocol = models.CharField(
         max_length=32,
@@ -183,6 +190,18 @@ class Campaign(models.Model):
         default=QC_MIN_JUDGMENTS,
         help_text="QC flags are raised only after this many judgments per aspect.",
     )
+    practice = models.CharField(
+        max_length=16,
+        choices=Practice.choices,
+        default=Practice.OFF,
+        help_text="Practice phase before the real items (known answers, feedback after each "
+        "screen): off, offered (judges may skip it) or required.",
+    )
+    practice_screens = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(10)],
+        help_text="Practice phase: how many screens (1-10).",
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     created_at = models.DateTimeField(default=timezone.now)
     created_by = models.ForeignKey(
@@ -220,6 +239,10 @@ class Campaign(models.Model):
                 condition=models.Q(candidates_per_screen__gte=2)
                 & models.Q(candidates_per_screen__lte=5),
                 name="campaign_candidates_per_screen_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(practice_screens__gte=1) & models.Q(practice_screens__lte=10),
+                name="campaign_practice_screens_range",
             ),
         ]
 
@@ -355,6 +378,23 @@ class Assignment(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judging_assignments"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    practice_answers = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Practice phase: the graded answer of each practice screen answered so far "
+        "(whether it matched, and the feedback shown); never judgments.",
+    )
+    practice_matched = models.PositiveSmallIntegerField(
+        default=0, help_text="Practice phase: answers that matched the expected one."
+    )
+    practice_skipped = models.BooleanField(
+        default=False, help_text="Practice phase: the judge skipped it (campaigns offering it)."
+    )
+    practice_done_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the practice phase was finished or skipped; empty: not yet (or off).",
+    )
 
     class Meta:
         ordering = ["campaign", "judge__username"]

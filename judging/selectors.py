@@ -191,6 +191,9 @@ class Screen:
     aspects: list[Aspect]
     all_aspects: list[Aspect]
     token: str
+    practice: Any = None
+    """A practice screen (``judging.services.practice.PracticeInfo``): known answers, nothing
+    stored as a judgment; None on the real screens."""
 
     @property
     def keys(self) -> str:
@@ -513,6 +516,51 @@ class SystemRow:
         return 100.0 * self.complete / self.candidates if self.candidates else 0.0
 
 
+@dataclass(frozen=True)
+class CampaignPageColumns:
+    """What the campaign page shows besides progress and time, by what the campaign can fill.
+
+    * ``repeats``: the judges' planted repeats (same / pairs): when the campaign plants
+      repeats and its judgments have a score (a post-edit's is always 0, so "same" would
+      always hold);
+    * ``reference``: the judges' mean score of the reference judged as a system against the
+      MT candidates: only with a reference judged as a system, and on a scale where a higher
+      mean is better (not ranks, where 1 is best; not post-edits, which have no score);
+    * ``bad_refs``: the Wilcoxon test of bad references: only when the campaign plants them;
+    * ``human_scores``: links to the human-score pages and the live correlation with the
+      measures: every protocol but post-editing (a post-edit gives no human score).
+    """
+
+    repeats: bool
+    reference: bool
+    bad_refs: bool
+    human_scores: bool
+
+
+SCORELESS_PROTOCOLS = (Campaign.Protocol.POST_EDIT,)
+"""Protocols whose judgments carry no score (``Judgment.score`` is 0)."""
+HIGHER_IS_BETTER_PROTOCOLS = (
+    Campaign.Protocol.CATEGORICAL,
+    Campaign.Protocol.DIRECT_ASSESSMENT,
+    Campaign.Protocol.MQM,
+    Campaign.Protocol.ESA,
+)
+"""Protocols whose scores are absolute, higher better: a mean per judge compares."""
+
+
+def campaign_page_columns(*, campaign: Campaign) -> CampaignPageColumns:
+    """The judge columns and links the campaign page shows for this campaign (see
+    :class:`CampaignPageColumns`)."""
+    scored = campaign.protocol not in SCORELESS_PROTOCOLS
+    return CampaignPageColumns(
+        repeats=scored and campaign.repeat_share > 0,
+        reference=bool(campaign.reference_as_system)
+        and campaign.protocol in HIGHER_IS_BETTER_PROTOCOLS,
+        bad_refs=scored and campaign.bad_reference_share > 0,
+        human_scores=scored,
+    )
+
+
 @dataclass
 class CampaignProgress:
     campaign: Campaign
@@ -523,6 +571,8 @@ class CampaignProgress:
     total: int
     remaining_ms_total: int
     remaining_ms_parallel: int
+    columns: CampaignPageColumns | None = None
+    """What the campaign page shows for the campaign's protocol (:func:`campaign_page_columns`)."""
 
     @property
     def percent(self) -> float:
@@ -586,6 +636,7 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
         total=sum(judge.total for judge in judges),
         remaining_ms_total=int(sum(remaining)),
         remaining_ms_parallel=int(max(remaining, default=0)),
+        columns=campaign_page_columns(campaign=campaign),
     )
 
 
@@ -1121,6 +1172,15 @@ def campaign_targeted_references(*, campaign: Campaign) -> list[TargetedSegment]
     ]
 
 
+def targeted_fingerprint(targeted: Iterable[TargetedSegment]) -> str:
+    """The fingerprint of a campaign's targeted references (``pev:`` of HTER signatures)."""
+    from metrics.core.hter import postedits_fingerprint
+
+    return postedits_fingerprint(
+        (segment.system, segment.segment_index, segment.post_edits) for segment in targeted
+    )
+
+
 @dataclass(frozen=True)
 class PostEditSystemRow:
     """Per system: its post-edits, HTER, post-editing time per word, relative efficiency."""
@@ -1133,15 +1193,6 @@ class PostEditSystemRow:
     mean_sentence_hter: float | None
     timing: Timing
     efficiency: float | None
-
-
-def targeted_fingerprint(targeted: Iterable[TargetedSegment]) -> str:
-    """The fingerprint of a campaign's targeted references (``pev:`` of HTER signatures)."""
-    from metrics.core.hter import postedits_fingerprint
-
-    return postedits_fingerprint(
-        (segment.system, segment.segment_index, segment.post_edits) for segment in targeted
-    )
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evaltrans.corpora.models import TestSet
 from evaltrans.errors import RETRY_AFTER_S
@@ -37,6 +37,7 @@ from .exports import (
 )
 from .forms import CampaignForm, ScreenForm
 from .models import Assignment, Campaign
+from .practice import Answer, PracticeError, PracticeScreen
 from .selectors import (
     assignment_list_for_judge,
     assignment_progress,
@@ -52,6 +53,13 @@ from .selectors import (
     screen_next,
 )
 from .services import CampaignError, JudgingError, campaign_create, screen_submit
+from .services.practice import (
+    practice_answer_record,
+    practice_finish,
+    practice_pending,
+    practice_plan_for,
+    practice_screen_detail,
+)
 
 EXPORT_COLUMNS = [
     "protocol",
@@ -104,6 +112,8 @@ def my_assignments(request: HttpRequest) -> HttpResponse:
 @require_GET
 def judge_next(request: HttpRequest, pk: int) -> HttpResponse:
     assignment = _own_assignment(request, pk)
+    if practice_pending(assignment):
+        return redirect("judging:practice", pk=assignment.pk)
     screen = screen_next(assignment=assignment)
     if screen is None:
         progress = assignment_progress(assignment=assignment)
@@ -157,6 +167,9 @@ def _database_faults_answer_503(view: Callable[..., HttpResponse]) -> Callable[.
 def judge_screen(request: HttpRequest, pk: int, screen: int) -> HttpResponse:
     """Screens are numbered from 1 in URLs (from 0 in the database)."""
     assignment = _own_assignment(request, pk)
+    if practice_pending(assignment):
+        # The practice phase comes first (required, or offered and not skipped).
+        return _go(request, reverse("judging:practice", args=[assignment.pk]))
     if request.method == "POST":
         return _screen_post(request, assignment, screen)
     view = screen_detail(assignment=assignment, screen=screen - 1)
@@ -191,6 +204,112 @@ def _screen_post(request: HttpRequest, assignment: Assignment, screen: int) -> H
     if following is None:
         return _go(request, reverse("judging:judge_next", args=[assignment.pk]))
     return _go(request, reverse("judging:judge_screen", args=[assignment.pk, following + 1]))
+
+
+# ---------------------------------------------------------------- practice phase
+
+
+@require_GET
+def practice_start(request: HttpRequest, pk: int) -> HttpResponse:
+    """The first practice screen not yet answered; the real items when there is none (the
+    phase done, skipped, off, or no practice screen in the campaign's data)."""
+    assignment = _own_assignment(request, pk)
+    if not practice_pending(assignment):
+        return redirect("judging:judge_next", pk=assignment.pk)
+    plan = practice_plan_for(assignment.campaign)
+    answered = len(assignment.practice_answers or [])
+    if answered >= len(plan):
+        practice_finish(assignment=assignment)
+        return redirect("judging:judge_next", pk=assignment.pk)
+    return redirect("judging:practice_screen", pk=assignment.pk, screen=answered + 1)
+
+
+@require_http_methods(["GET", "POST"])
+@_database_faults_answer_503
+def practice_screen(request: HttpRequest, pk: int, screen: int) -> HttpResponse:
+    """A practice screen (numbered from 1): the real screen's template and scripts; the answer
+    is graded, never stored as a judgment, and the feedback page follows."""
+    assignment = _own_assignment(request, pk)
+    start = reverse("judging:practice", args=[assignment.pk])
+    if not practice_pending(assignment):
+        return _go(request, start)
+    plan = practice_plan_for(assignment.campaign)
+    number = screen - 1
+    if not 0 <= number < len(plan):
+        raise Http404("no such practice screen")
+    answered = len(assignment.practice_answers or [])
+    if request.method == "POST":
+        return _practice_post(request, assignment, number, plan)
+    if number < answered:
+        return redirect("judging:practice_feedback", pk=assignment.pk, screen=screen)
+    if number > answered:
+        return redirect(start)
+    view = practice_screen_detail(assignment=assignment, number=number, plan=plan)
+    idle_ms = getattr(settings, "JUDGING_IDLE_MS", DEFAULT_IDLE_MS)
+    return render(request, "judging/screen.html", {"screen": view, "idle_ms": idle_ms})
+
+
+def _practice_post(
+    request: HttpRequest, assignment: Assignment, number: int, plan: list[PracticeScreen]
+) -> HttpResponse:
+    here = reverse("judging:practice_screen", args=[assignment.pk, number + 1])
+    form = ScreenForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The page sent an incomplete form; answer again.")
+        return _go(request, here, status=400)
+    answer = Answer(scores=form.scores(), spans=form.spans(), postedits=form.postedits())
+    try:
+        practice_answer_record(assignment=assignment, number=number, answer=answer, plan=plan)
+    except PracticeError as error:
+        messages.error(request, str(error))
+        return _go(request, here, status=400)
+    return _go(request, reverse("judging:practice_feedback", args=[assignment.pk, number + 1]))
+
+
+@require_GET
+def practice_feedback(request: HttpRequest, pk: int, screen: int) -> HttpResponse:
+    """What the judge answered on a practice screen, what was expected and why; Next."""
+    assignment = _own_assignment(request, pk)
+    answers = assignment.practice_answers or []
+    number = screen - 1
+    if assignment.campaign.practice == Campaign.Practice.OFF or not 0 <= number < len(answers):
+        return redirect("judging:practice", pk=assignment.pk)
+    plan = practice_plan_for(assignment.campaign)
+    if number >= len(plan):
+        raise Http404("no such practice screen")
+    last = number + 1 >= len(plan)
+    following = (
+        reverse("judging:judge_next", args=[assignment.pk])
+        if last
+        else reverse("judging:practice_screen", args=[assignment.pk, screen + 1])
+    )
+    context = {
+        "assignment": assignment,
+        "campaign": assignment.campaign,
+        "practice": plan[number],
+        "position": screen,
+        "count": len(plan),
+        "feedback": answers[number],
+        "last": last,
+        "following": following,
+        "matched": assignment.practice_matched,
+        "show_source": assignment.campaign.show_source,
+    }
+    return render(request, "judging/practice_feedback.html", context)
+
+
+@require_POST
+def practice_skip(request: HttpRequest, pk: int) -> HttpResponse:
+    """Skip the practice phase (campaigns offering it); on to the real items."""
+    assignment = _own_assignment(request, pk)
+    if assignment.campaign.practice == Campaign.Practice.OFF:
+        return redirect("judging:judge_next", pk=assignment.pk)
+    try:
+        practice_finish(assignment=assignment, skipped=True)
+    except PracticeError as error:
+        messages.error(request, str(error))
+        return redirect("judging:practice", pk=assignment.pk)
+    return redirect("judging:judge_next", pk=assignment.pk)
 
 
 @admin_required
@@ -350,6 +469,28 @@ def _campaign_record(campaign: Campaign) -> dict:
         "seed": campaign.seed,
         "error_categories": campaign.error_categories,
         "scratch_share": campaign.scratch_share,
+        "practice": campaign.practice,
+        "practice_screens": campaign.practice_screens,
+        "practice_results": [
+            {
+                "judge": judge,
+                "answered": len(answers or []),
+                "matched": matched,
+                "skipped": skipped,
+                "done_at": done_at,
+            }
+            for judge, answers, matched, skipped, done_at in campaign.assignments.order_by(
+                "judge__username"
+            ).values_list(
+                "judge__username",
+                "practice_answers",
+                "practice_matched",
+                "practice_skipped",
+                "practice_done_at",
+            )
+        ]
+        if campaign.practice != Campaign.Practice.OFF
+        else [],
         "aspects": [
             {
                 "name": a.name,

@@ -85,6 +85,11 @@ RULES: dict[str, Rule] = {
     "judging:my_assignments": read(ANY_USER),
     "judging:judge_next": read(JUDGE_OWN, pk="assignment"),
     "judging:judge_screen": form(JUDGE_OWN, pk="assignment", kwargs={"screen": 1}),
+    # The practice phase (the matrix's campaign has it off: each page redirects to the items).
+    "judging:practice": read(JUDGE_OWN, pk="assignment"),
+    "judging:practice_screen": form(JUDGE_OWN, pk="assignment", kwargs={"screen": 1}),
+    "judging:practice_feedback": read(JUDGE_OWN, pk="assignment", kwargs={"screen": 1}),
+    "judging:practice_skip": Rule({"POST": JUDGE_OWN}, pk="assignment"),
     "judging:campaign_list": read(ADMIN),
     "judging:campaign_new": form(ADMIN),
     "judging:campaign_detail": read(ADMIN, pk="campaign"),

@@ -25,6 +25,7 @@ from judging.formats.base import KIND_BAD_REF, KIND_REF, KIND_REPEAT, KIND_SYSTE
 from judging.models import Aspect, Campaign, Item
 from judging.qc import judge_quality
 from judging.scales import DA_MAX, DA_MIN
+from judging.spans import SpanAgreement
 from metrics.core.human_scores import (
     SCORED_KINDS,
     HumanScores,
@@ -80,6 +81,9 @@ class HumanSource:
     protocol: str = ""
     """A campaign's protocol ("" for an imported set). A ranking campaign has no records: a
     rank is not an absolute score; its panels read ``judging.selectors.ranking_wins_panel`` instead."""
+    span_agreement: SpanAgreement | None = None
+    """An MQM/ESA campaign's agreement of judges on error spans (character-level F1,
+    ``judging.selectors.campaign_span_agreement``); None for other sources."""
 
     @property
     def is_ranking(self) -> bool:
@@ -128,10 +132,14 @@ def _aspect_rank(aspect: str) -> tuple[int, str]:
 
 
 def human_source_list(*, test_set: TestSet | None = None) -> list[dict[str, Any]]:
-    """Every judgment set and campaign (of ``test_set`` only, when given), for index pages."""
+    """Every judgment set and campaign (of ``test_set`` only, when given), for index pages.
+    Post-editing campaigns are left out: a post-edit has no score, so they give no human
+    scores (their HTER and time per word are on the campaign page)."""
     rows: list[dict[str, Any]] = []
     sets = JudgmentSet.objects.select_related("test_set")
-    campaigns = Campaign.objects.select_related("test_set")
+    campaigns = Campaign.objects.select_related("test_set").exclude(
+        protocol=Campaign.Protocol.POST_EDIT
+    )
     if test_set is not None:
         sets, campaigns = sets.filter(test_set=test_set), campaigns.filter(test_set=test_set)
     for judgment_set in sets:
@@ -315,6 +323,7 @@ def _campaign_source(campaign: Campaign) -> HumanSource:
         scored_kinds=CAMPAIGN_KINDS,
         segment_links={key: pk for key, pk in keys.items() if key in judged},
         protocol=campaign.protocol,
+        span_agreement=judging_selectors.campaign_span_agreement(campaign=campaign, rows=rows),
     )
 
 

@@ -170,6 +170,9 @@ def agreement(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     if source.is_ranking:
         return _ranking_campaign(request, source, "agreement")
     context = _context(request, source, "agreement", source.aspects)
+    # MQM/ESA campaigns: the judges' agreement on the error spans themselves, beside the
+    # agreement on their scores (the campaign page's figure, the same function).
+    context["span_agreement"] = source.span_agreement
     if not source.records:
         return render(request, "humanscores/agreement.html", context)
     unit = request.GET.get("unit") if request.GET.get("unit") in ("candidate", "system") else None

@@ -34,6 +34,7 @@ from evaltrans.corpora.models import Candidate, Reference, System, TestSet
 from ..assignment import Plan, PlanError, PlanItem, PlannedScreen, plan_assignments
 from ..badrefs import bad_reference, is_character_based
 from ..models import Aspect, AssignedItem, Assignment, Campaign, Item, Judgment, text_key
+from ..practice import DEFAULT_SCREENS as DEFAULT_PRACTICE_SCREENS
 from ..scales import (
     KIND_LEVELS,
     KIND_POSTEDIT,
@@ -197,6 +198,8 @@ def campaign_create(
     bad_reference_share: float | None = None,
     reuse_judgments: bool = False,
     segment_sample: int | None = None,
+    practice: str = Campaign.Practice.OFF,
+    practice_screens: int = DEFAULT_PRACTICE_SCREENS,
     seed: int | None = None,
     created_by: AbstractBaseUser | None = None,
 ) -> Campaign:
@@ -320,6 +323,8 @@ def campaign_create(
         created_by=created_by,
         error_categories=categories,
         scratch_share=scratch_share or 0.0,
+        practice=practice,
+        practice_screens=practice_screens,
     )
     if categories or protocol == Campaign.Protocol.ESA:
         campaign.same_level_share = SPANS_SAME_LEVEL_SHARE

@@ -92,7 +92,7 @@ def test_the_campaign_form_offers_post_editing(test_set, judges):
         "aspect_order": "sequential",
         "repeat_share": 0.0,
         "reference_label": "A",
-        "postedit_reference": "on",
+        "show_reference": "on",
         "scratch_share": 0.25,
         "reuse_judgments": "on",
     }

@@ -485,7 +485,7 @@ def test_the_campaign_form_offers_mqm_with_the_typology_prefilled(test_set, judg
         "repeat_share": 0.05,
         "reference_label": "A",
         "error_categories": "Accuracy\n\nFluency\nOther\n",
-        "spans_reference": "on",
+        "show_reference": "on",
     }
     form = CampaignForm(data, test_set=test_set)
     assert form.is_valid(), form.errors
