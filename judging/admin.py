@@ -46,7 +46,7 @@ class AssignmentAdmin(admin.ModelAdmin):
 class RevisionInline(admin.TabularInline):
     model = JudgmentRevision
     extra = 0
-    readonly_fields = ["score", "active_ms", "judged_at", "replaced_at"]
+    readonly_fields = ["score", "active_ms", "judged_at", "replaced_at", "superseded"]
 
 
 @admin.register(Judgment)

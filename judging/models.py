@@ -483,13 +483,21 @@ class Judgment(models.Model):
 
 
 class JudgmentRevision(models.Model):
-    """A superseded score: what the judgment said before a revision."""
+    """What a judgment said before a revision: its score and time, and its error spans or
+    post-edit when those changed."""
 
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="revisions")
     score = models.IntegerField()
     active_ms = models.PositiveIntegerField()
     judged_at = models.DateTimeField()
     replaced_at = models.DateTimeField(default=timezone.now)
+    superseded = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What else the revision replaced: the error spans (MQM, ESA: 'spans', a "
+        "list of {start, end, category, severity, note}) or the post-edit ('post_edit': "
+        "{text, from_scratch}); empty when only the score changed.",
+    )
 
     class Meta:
         ordering = ["judgment", "replaced_at"]
@@ -501,7 +509,8 @@ class JudgmentRevision(models.Model):
 class ErrorSpan(models.Model):
     """An error a judge marked in the judged text (MQM, ESA): characters ``start`` to ``end``
     (exclusive; Unicode code points of ``Item.text``), a category (MQM; empty for ESA), a
-    severity and an optional note. A revision of the judgment replaces its spans."""
+    severity and an optional note. A revision of the judgment replaces its spans (the
+    superseded ones are kept in ``JudgmentRevision.superseded``)."""
 
     class Severity(models.TextChoices):
         MINOR = "minor", "Minor"
@@ -531,8 +540,8 @@ class PostEdit(models.Model):
     translation (a *targeted reference* of every (segment, system) the item stands for), or,
     with ``from_scratch``, a translation made without seeing the candidate (no targeted
     reference; it measures the time of translating from scratch). One line of text
-    (``judging.postedit.postedit_clean``). A revision replaces the text (the judgment's
-    superseded score and time go to JudgmentRevision; the superseded text is not kept)."""
+    (``judging.postedit.postedit_clean``). A revision replaces the text (the superseded text,
+    score and time go to JudgmentRevision)."""
 
     judgment = models.OneToOneField(Judgment, on_delete=models.CASCADE, related_name="postedit")
     text = models.TextField()

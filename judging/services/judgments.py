@@ -11,14 +11,15 @@ Error spans (MQM, ESA) come with the screen as ``spans``: each is checked agains
 text and the campaign's categories (``judging.spans``) before anything is written, so a bad
 span stores nothing. An MQM judgment's score is computed here from its spans (the MQM score
 x100, ``judging.spans.mqm_stored``), whatever the page sent; an ESA judgment's score is the
-slider's. A revision replaces the spans (the superseded score is kept in JudgmentRevision, as
-for every protocol; the superseded spans are not).
+slider's. A revision replaces the spans; the superseded score is kept in JudgmentRevision, as
+for every protocol, and the superseded spans with it (``JudgmentRevision.superseded``).
 
 Post-editing: the screen sends ``postedits`` (assigned item id -> the edited text) for every
 item of the screen; each is cleaned and checked (``judging.postedit.postedit_clean``: one line,
 not empty, not too long) before anything is written, so an empty post-edit stores nothing.
 The judgment's score is 0; the text goes to ``PostEdit`` with ``from_scratch`` as the screen
-showed it (``judging.postedit.is_from_scratch``). A revision replaces the text.
+showed it (``judging.postedit.is_from_scratch``). A revision replaces the text, and keeps the
+superseded one in ``JudgmentRevision.superseded``.
 
 Comments (campaigns with a comment box, every protocol): the screen sends ``comments``
 (assigned item id -> the judge's optional text). Each is checked (at most
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -385,11 +387,13 @@ def _revise(
     ``spans`` (MQM, ESA), the judgment's spans are replaced when they changed; with
     ``postedit`` (text, from scratch), the post-edit's text when it changed."""
     changed = judgment.score != score
+    superseded: dict[str, Any] = {}
     if postedit is not None:
         stored, _ = PostEdit.objects.get_or_create(
             judgment=judgment, defaults={"text": postedit[0], "from_scratch": postedit[1]}
         )
         if stored.text != postedit[0]:
+            superseded["post_edit"] = {"text": stored.text, "from_scratch": stored.from_scratch}
             stored.text = postedit[0]
             stored.save(update_fields=["text"])
             changed = True
@@ -398,6 +402,7 @@ def _revise(
             _stored_spans(judgment), key=lambda s: (s.start, s.end, s.category, s.severity)
         )
         if old != spans:
+            superseded["spans"] = [span.as_dict() for span in old]
             judgment.spans.all().delete()
             _store_spans(judgment, spans)
             changed = True
@@ -408,6 +413,7 @@ def _revise(
             active_ms=judgment.active_ms,
             judged_at=judgment.updated_at,
             replaced_at=now,
+            superseded=superseded,
         )
         judgment.revision_count += 1
     judgment.score = score

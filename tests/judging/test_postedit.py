@@ -153,7 +153,7 @@ def test_a_postedit_of_another_screen_is_refused(make_campaign, judges):
     assert not PostEdit.objects.exists()
 
 
-def test_a_revision_replaces_the_text_and_keeps_the_time(make_campaign, judges):
+def test_a_revision_replaces_the_text_and_keeps_the_old_one_and_the_time(make_campaign, judges):
     campaign = postedit_campaign(make_campaign)
     assignment = Assignment.objects.get(campaign=campaign, judge=judges[0])
     submit_postedit(assignment, 0, "First try.", active_ms=3000)
@@ -163,7 +163,8 @@ def test_a_revision_replaces_the_text_and_keeps_the_time(make_campaign, judges):
     assert result.revised == 1
     judgment = Judgment.objects.get()
     assert judgment.postedit.text == "Second try." and judgment.active_ms == 5000
-    assert JudgmentRevision.objects.filter(judgment=judgment).count() == 1
+    (revision,) = JudgmentRevision.objects.filter(judgment=judgment)
+    assert revision.superseded == {"post_edit": {"text": "First try.", "from_scratch": False}}
     # The same text again with a new page: nothing to revise, the time still counts.
     assert submit_postedit(assignment, 0, "Second try.", active_ms=1000).unchanged == 1
     assert Judgment.objects.get().active_ms == 6000

@@ -232,7 +232,9 @@ def test_bad_spans_store_nothing(make_campaign, judges):
     assert not ErrorSpan.objects.exists()
 
 
-def test_no_errors_submits_an_empty_list_and_a_revision_replaces_the_spans(make_campaign, judges):
+def test_no_errors_submits_an_empty_list_and_a_revision_keeps_the_spans_it_replaces(
+    make_campaign, judges
+):
     campaign = mqm_campaign(make_campaign)
     assignment = Assignment.objects.get(campaign=campaign, judge=judges[0])
     screen = assignment.items.filter(is_repeat=False).first().screen
@@ -247,10 +249,20 @@ def test_no_errors_submits_an_empty_list_and_a_revision_replaces_the_spans(make_
     assert revised.revised == 1
     judgment.refresh_from_db()
     assert judgment.score == -500 and judgment.spans.count() == 1
-    assert JudgmentRevision.objects.get().score == 0
+    first = JudgmentRevision.objects.get()
+    assert first.score == 0 and first.superseded == {"spans": []}
     # The page shows the judge's spans again when revising.
     entry = screen_detail(assignment=assignment, screen=screen).entries[0]
     assert json.loads(entry.spans_json)[0]["severity"] == "major"
+    # A second revision keeps the span it replaces, with its category and note.
+    submit_spans(
+        assignment, screen, [{"start": 0, "end": 2, "category": "Other", "severity": "minor"}]
+    )
+    second = JudgmentRevision.objects.order_by("replaced_at", "pk").last()
+    assert second.score == -500
+    assert second.superseded == {
+        "spans": [{"start": 0, "end": 1, "category": "Other", "severity": "major", "note": ""}]
+    }
 
 
 def test_an_esa_judgment_is_the_slider_score_with_its_spans(make_campaign, judges):
