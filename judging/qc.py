@@ -8,7 +8,7 @@ Flags of a campaign's judge (:func:`judge_quality`, with the campaign's threshol
 * **inconsistent repeats**: a planted repeat differs from the first judgment of the same item by
   :data:`REPEAT_MAX_MEAN_DIFF` levels or more on average;
 * **reference scored low**: the reference judged as a system gets a lower mean than the MT
-  candidates (bad references left out);
+  candidates (bad references left out; in relative ranking, a higher mean rank);
 * **bad references not detected** (WMT DA quality control): the one-sided Wilcoxon rank-sum
   test (Mann-Whitney U, ``alternative="greater"``) of the judge's z-scores of the candidates
   that got a bad reference against the z-scores of those bad references gives
@@ -85,6 +85,8 @@ KIND_BAD_REFERENCE = "bad_reference"
 DIRECT_ASSESSMENT = "direct-assessment"
 """``Campaign.Protocol.DIRECT_ASSESSMENT``."""
 CONTINUOUS_PROTOCOLS = (DIRECT_ASSESSMENT, "mqm", "esa")
+RANKING = "ranking"
+"""Relative ranking: the score is a rank, 1 best."""
 """Protocols whose scores are continuous (DA and ESA 0-100, MQM penalties): repeats are
 compared on the judge's z-scores, so the limit does not depend on the scale's units."""
 
@@ -215,7 +217,7 @@ def judge_quality(*, campaign: Any, judgments: Iterable[dict[str, Any]]) -> Judg
         _repeats(quality, z, limit=REPEAT_MAX_MEAN_Z)
     else:
         _repeats(quality, scores)
-    _reference(quality, rows)
+    _reference(quality, rows, ranks=getattr(campaign, "protocol", "") == RANKING)
     _bad_references(quality, rows, z)
     return quality
 
@@ -288,7 +290,9 @@ def _repeats(
             quality.flags.append(FLAG_INCONSISTENT)
 
 
-def _reference(quality: JudgeQuality, rows: list[dict[str, Any]]) -> None:
+def _reference(quality: JudgeQuality, rows: list[dict[str, Any]], *, ranks: bool) -> None:
+    """The reference-scored-low flag; with ``ranks`` (relative ranking: 1 is best) a mean
+    rank above the candidates' is the low one."""
     reference = [
         row["score"]
         for row in rows
@@ -308,6 +312,11 @@ def _reference(quality: JudgeQuality, rows: list[dict[str, Any]]) -> None:
         len(reference) >= MIN_PAIRS
         and candidate
         and quality.reference_mean is not None
-        and quality.reference_mean < quality.candidate_mean
+        and quality.candidate_mean is not None
+        and (
+            quality.reference_mean > quality.candidate_mean
+            if ranks
+            else quality.reference_mean < quality.candidate_mean
+        )
     ):
         quality.flags.append(FLAG_REFERENCE_LOW)

@@ -27,6 +27,7 @@ class Thresholds:
     min_seconds_per_item: float = 3.0
     same_level_share: float = 0.9
     qc_min_judgments: int = 10
+    protocol: str = "categorical"
 
 
 def row(item, score, *, ms=5000, aspect="fluency", repeat=False, kind="candidate"):
@@ -177,6 +178,19 @@ def test_reference_scored_low_compares_the_means(reference, candidates, flagged)
     quality = judge_quality(campaign=Thresholds(), judgments=with_reference(reference, candidates))
     assert quality.reference_mean == sum(reference) / len(reference)
     assert quality.candidate_mean == sum(candidates) / len(candidates)
+    assert (FLAG_REFERENCE_LOW in quality.flags) is flagged
+
+
+@pytest.mark.parametrize(
+    ("reference", "candidates", "flagged"),
+    [
+        ([1] * MIN_PAIRS, [2, 3], False),  # the reference ranked best: as it should be
+        ([3] * MIN_PAIRS, [1, 2], True),  # ranked below the MT: flagged
+    ],
+)
+def test_in_relative_ranking_a_higher_mean_rank_is_the_low_one(reference, candidates, flagged):
+    ranking = Thresholds(protocol="ranking")
+    quality = judge_quality(campaign=ranking, judgments=with_reference(reference, candidates))
     assert (FLAG_REFERENCE_LOW in quality.flags) is flagged
 
 
