@@ -489,6 +489,7 @@ class JudgeRow:
     total: int
     active_ms: int
     quality: JudgeQuality
+    practice: JudgePractice | None = None
 
     @property
     def percent(self) -> float:
@@ -501,6 +502,33 @@ class JudgeRow:
     @property
     def seconds_per_item(self) -> float | None:
         return self.active_ms / 1000 / self.done if self.done else None
+
+
+@dataclass(frozen=True)
+class JudgePractice:
+    """A judge's practice phase: screens answered, answers as expected, skipped, finished."""
+
+    answered: int
+    matched: int
+    skipped: bool
+    done: bool
+
+
+def _judge_practice(campaign: Campaign) -> dict[str, JudgePractice]:
+    """Per judge's username, the practice phase (empty when the campaign has none)."""
+    if campaign.practice == Campaign.Practice.OFF:
+        return {}
+    rows = Assignment.objects.filter(campaign=campaign).values_list(
+        "judge__username",
+        "practice_answers",
+        "practice_matched",
+        "practice_skipped",
+        "practice_done_at",
+    )
+    return {
+        name: JudgePractice(len(answers or []), matched, skipped, done_at is not None)
+        for name, answers, matched, skipped, done_at in rows
+    }
 
 
 @dataclass
@@ -528,13 +556,16 @@ class CampaignPageColumns:
       mean is better (not ranks, where 1 is best; not post-edits, which have no score);
     * ``bad_refs``: the Wilcoxon test of bad references: only when the campaign plants them;
     * ``human_scores``: links to the human-score pages and the live correlation with the
-      measures: every protocol but post-editing (a post-edit gives no human score).
+      measures: every protocol but post-editing (a post-edit gives no human score);
+    * ``practice``: each judge's practice phase (answered, as expected, skipped): when the
+      campaign has one.
     """
 
     repeats: bool
     reference: bool
     bad_refs: bool
     human_scores: bool
+    practice: bool = False
 
 
 SCORELESS_PROTOCOLS = (Campaign.Protocol.POST_EDIT,)
@@ -558,6 +589,7 @@ def campaign_page_columns(*, campaign: Campaign) -> CampaignPageColumns:
         and campaign.protocol in HIGHER_IS_BETTER_PROTOCOLS,
         bad_refs=scored and campaign.bad_reference_share > 0,
         human_scores=scored,
+        practice=campaign.practice != Campaign.Practice.OFF,
     )
 
 
@@ -610,6 +642,7 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
     by_judge: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for judgment in judgments:
         by_judge[judgment["assigned_item__assignment__judge__username"]].append(judgment)
+    practice = _judge_practice(campaign)
     judges = []
     for row in rows:
         name = row["assignment__judge__username"]
@@ -621,6 +654,7 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
                 total=row["total"],
                 active_ms=sum(judgment["active_ms"] for judgment in own),
                 quality=judge_quality(campaign=campaign, judgments=own),
+                practice=practice.get(name),
             )
         )
     remaining = [

@@ -314,10 +314,10 @@ def practice_campaign(practice_set, judges):
             seed=3,
             repeat_share=0.0,
             segment_sample=4,
+            practice=practice,
+            practice_screens=3,
             **options,
         )
-        Campaign.objects.filter(pk=campaign.pk).update(practice=practice, practice_screens=3)
-        campaign.refresh_from_db()
         return campaign
 
     return factory
@@ -438,13 +438,42 @@ def test_offered_practice_can_be_skipped(client, practice_campaign, judges):
     assert (
         "Skip practice" in page and reverse("judging:practice_skip", args=[assignment.pk]) in page
     )
+    listed = client.get(reverse("judging:my_assignments")).content.decode()
+    assert "First 3 practice screens with feedback (you may skip them)" in listed
     response = client.post(reverse("judging:practice_skip", args=[assignment.pk]))
     assert response.url == reverse("judging:judge_next", args=[assignment.pk])
+    assert "practice screens" not in client.get(reverse("judging:my_assignments")).content.decode()
     assignment.refresh_from_db()
     assert assignment.practice_skipped and assignment.practice_done_at is not None
     assert client.get(response.url).url == reverse("judging:judge_screen", args=[assignment.pk, 1])
     # Done: the practice pages lead to the real items.
     assert client.get(first).url == reverse("judging:practice", args=[assignment.pk])
+
+
+@pytestmark_db
+def test_the_campaign_page_shows_each_judges_practice(
+    client, practice_campaign, judges, admin_user
+):
+    campaign = practice_campaign("offered")
+    first, second = (Assignment.objects.get(campaign=campaign, judge=judge) for judge in judges[:2])
+    login(client, judges[0])
+    client.post(
+        reverse("judging:practice_screen", args=[first.pk, 1]),
+        answer_fields(campaign, score=50),
+    )
+    login(client, judges[1])
+    client.post(reverse("judging:practice_skip", args=[second.pk]))
+    login(client, admin_user)
+    page = client.get(campaign.get_absolute_url()).content.decode()
+    assert 'data-column="practice"' in page
+    first.refresh_from_db()
+    assert len(first.practice_answers) == 1
+    assert f"{first.practice_matched} / 1 (in progress)" in page
+    assert ">skipped</td>" in page
+    assert "offered (judges may skip it): 3 screens with known answers" in page
+    plain = practice_campaign("off")
+    page = client.get(plain.get_absolute_url()).content.decode()
+    assert 'data-column="practice"' not in page and "<dt>Practice</dt><dd>none</dd>" in page
 
 
 @pytestmark_db
