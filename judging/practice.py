@@ -441,11 +441,27 @@ def grade(
         return _grade_spans(protocol, text, scales, answer)
     if protocol == POST_EDIT:
         return _grade_postedit(text, answer)
+    lines = _score_lines(text, scales, answer, missing="Give a score for {label} first.")
+    return Feedback(
+        matched=all(line.matched for line in lines),
+        why=WHY_GOOD if text.kind == GOOD else WHY_BAD,
+        lines=tuple(lines),
+    )
+
+
+def _score_lines(
+    text: PracticeText, scales: Sequence[Mapping[str, Any]], answer: Answer, *, missing: str
+) -> list[FeedbackLine]:
+    """One line per scale: the judge's score against the expected one for the text's kind.
+
+    Raises:
+        PracticeError: ``missing`` (with ``{label}``) for a scale without a score.
+    """
     lines = []
     for scale in map(_Scale.of, scales):
         value = answer.scores.get((1, scale.name))
         if value is None:
-            raise PracticeError(f"Give a score for {scale.label.lower()} first.")
+            raise PracticeError(missing.format(label=scale.label.lower()))
         lines.append(
             FeedbackLine(
                 label=scale.label,
@@ -454,11 +470,7 @@ def grade(
                 matched=scale.expects(text.kind, value),
             )
         )
-    return Feedback(
-        matched=all(line.matched for line in lines),
-        why=WHY_GOOD if text.kind == GOOD else WHY_BAD,
-        lines=tuple(lines),
-    )
+    return lines
 
 
 def _letter(place: int) -> str:
@@ -546,18 +558,7 @@ def _grade_spans(
         why = WHY_BAD_SPANS
     if protocol == ESA:
         why = WHY_GOOD_ESA if text.kind == GOOD else WHY_BAD_ESA
-        for scale in map(_Scale.of, scales):
-            value = answer.scores.get((1, scale.name))
-            if value is None:
-                raise PracticeError("Move the overall-quality slider first.")
-            lines.append(
-                FeedbackLine(
-                    label=scale.label,
-                    answered=scale.describe(value),
-                    expected=scale.expected(text.kind),
-                    matched=scale.expects(text.kind, value),
-                )
-            )
+        lines += _score_lines(text, scales, answer, missing="Move the {label} slider first.")
     return Feedback(matched=all(line.matched for line in lines), why=why, lines=tuple(lines))
 
 

@@ -20,12 +20,11 @@ from tests.judging.test_practice import practice_corpus
 
 from .conftest import screenshot
 from .test_judging import (
-    MAX_TABS,
     click_and_wait,
-    focused_text,
     log_in_with_the_mouse,
     press_and_wait,
 )
+from .test_judging_mqm import open_first_screen_by_keyboard
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -54,20 +53,6 @@ def practice_assignment(username: str, protocol: str, practice: str = "required"
     return Assignment.objects.select_related("campaign").get(campaign=campaign, judge=judge)
 
 
-def log_in_by_keyboard_and_start(page, live_server, username: str) -> None:
-    page.goto(f"{live_server.url}/")
-    page.wait_for_function("document.activeElement && document.activeElement.id === 'id_username'")
-    page.keyboard.type(username)
-    page.keyboard.press("Tab")
-    page.keyboard.type("pw-" + username)
-    press_and_wait(page, "Enter")
-    for _ in range(MAX_TABS):
-        page.keyboard.press("Tab")
-        if focused_text(page) == "Start":
-            break
-    press_and_wait(page, "Enter")
-
-
 def verdict(page) -> str:
     return page.locator("#verdict").inner_text()
 
@@ -77,7 +62,7 @@ def test_da_practice_with_the_keyboard_alone_then_the_real_items(live_server, sm
     assignment = practice_assignment("pia", Campaign.Protocol.DIRECT_ASSESSMENT)
     plan = practice_plan_for(assignment.campaign)
     assert [screen.kind for screen in plan].count(BAD) == 2
-    log_in_by_keyboard_and_start(page, live_server, "pia")
+    open_first_screen_by_keyboard(page, live_server, "pia")
     shots: set[str] = set()
 
     for number, screen in enumerate(plan, start=1):
@@ -140,7 +125,7 @@ def test_mqm_practice_marks_the_pasted_words_with_the_keyboard_alone(live_server
     page = small_page
     assignment = practice_assignment("maja", Campaign.Protocol.MQM)
     plan = practice_plan_for(assignment.campaign)
-    log_in_by_keyboard_and_start(page, live_server, "maja")
+    open_first_screen_by_keyboard(page, live_server, "maja")
 
     for number, screen in enumerate(plan, start=1):
         assert page.locator("h1").inner_text().startswith(f"Practice {number}")
