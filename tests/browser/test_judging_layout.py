@@ -223,6 +223,19 @@ def assert_no_horizontal_scrolling(page) -> None:
     assert sticking_out(page) == []
 
 
+def answer_fluency(page, protocol: str) -> None:
+    """Answer fluency with the keyboard (a level's digit, or the slider's End key) and submit:
+    the adequacy stage opens with the reference."""
+    if protocol == "da":
+        page.locator("input[type=range]").first.focus()
+        page.keyboard.press("End")
+    else:
+        page.keyboard.press("4")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.wait_for_selector(".text-block.reference")
+
+
 @pytest.mark.parametrize("protocol", list(PROTOCOLS))
 def test_the_screen_fits_the_width_and_every_control_can_be_clicked(
     protocol, live_server, sized_page
@@ -282,15 +295,7 @@ def test_revealing_the_reference_leaves_the_translation_in_place(protocol, live_
     before = candidate_box(page)
     width = VIEWPORTS[page.viewport_name]["width"]
     screenshot(page, f"judging-layout-{protocol}-fluency-{width}")
-    # Answer fluency with the keyboard (a level's digit, or the slider's End key), submit.
-    if protocol == "da":
-        page.locator("input[type=range]").first.focus()
-        page.keyboard.press("End")
-    else:
-        page.keyboard.press("4")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
-    page.wait_for_selector(".text-block.reference")
+    answer_fluency(page, protocol)
     assert "Adequacy" in page.locator("#screen-form").inner_text()
     after = candidate_box(page)
     screenshot(page, f"judging-layout-{protocol}-reference-{width}")
@@ -377,14 +382,7 @@ def test_every_control_has_an_accessible_name(protocol, live_server, small_page)
         assert nameless_controls(page) == []
     if protocol in REVEALING:
         # The adequacy stage: the fluency answer locked, the reference shown.
-        if protocol == "da":
-            page.locator("input[type=range]").first.focus()
-            page.keyboard.press("End")
-        else:
-            page.keyboard.press("4")
-        with page.expect_navigation():
-            page.keyboard.press("Enter")
-        page.wait_for_selector(".text-block.reference")
+        answer_fluency(page, protocol)
         assert nameless_controls(page) == []
 
 
