@@ -282,7 +282,7 @@ def test_failure_while_storing_leaves_nothing(files, toy_test_set, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(ExternalJudgment.objects, "bulk_create", boom)
+    monkeypatch.setattr(services, "insert_rows", boom)
     with pytest.raises(RuntimeError):
         run("mqm-tsv", str(files["mqm"]), "--name", "x", "--test-set", "toy")
     assert JudgmentSet.objects.count() == 0
