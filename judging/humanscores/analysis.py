@@ -38,10 +38,10 @@ from metrics.core.agreement import (
     cohen_kappa,
     inter_annotator_correlation,
     intra_judge_consistency,
+    item_values,
     kappa_resampled,
     krippendorff_alpha,
     pairwise_judge_correlations,
-    reliability_data,
 )
 from metrics.core.human_scores import (
     KIND_BAD_REF,
@@ -428,8 +428,7 @@ def _alpha(
     level: str,
     rng: np.random.Generator,
 ) -> Estimate:
-    data = reliability_data(items, judges, scores.tolist())
-    matrix = data.values
+    matrix = item_values(items, judges, scores.tolist())  # not judges x items: see its doc
     pairable = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
     columns = int(pairable.shape[1])
     if columns < 2:

@@ -111,7 +111,7 @@ def _steps(scale: int, files: dict[str, object], judgments: Path) -> list[tuple[
 
 def draw_svg(path: Path, sizes: list[int], curves: dict[str, list[float]]) -> None:
     """A log-log chart of seconds against candidates, one line per path (no dependency)."""
-    width, height, left, bottom, top, right = 720, 420, 70, 50, 20, 250
+    width, height, left, bottom, top, right = 800, 420, 70, 50, 20, 300
     low_x, high_x = math.log10(min(sizes)), math.log10(max(sizes))
     values = [value for series in curves.values() for value in series]
     low_y = math.floor(math.log10(max(min(values), 1e-3)))

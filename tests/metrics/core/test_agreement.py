@@ -18,6 +18,7 @@ from metrics.core.agreement import (
     cohen_kappa,
     inter_annotator_correlation,
     intra_judge_consistency,
+    item_values,
     kappa_resampled,
     krippendorff_alpha,
     pairwise_judge_correlations,
@@ -100,6 +101,30 @@ def test_reliability_data_builds_the_judge_by_item_matrix_from_long_form():
     data = reliability_data(items, judges, scores)
     assert data.judges == ["A", "B", "C", "D"]
     assert round(krippendorff_alpha(data.values, level="interval").alpha, 3) == 0.849
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_item_values_give_the_judge_by_item_matrixs_alpha_in_few_rows(level):
+    """Many judges with a few items each, repeats, one-judge items: the compact form has as
+    many rows as the most judges of an item, and the same alpha and resampled alphas."""
+    rng = np.random.default_rng(5)
+    items, judges, scores = [], [], []
+    for item in range(300):
+        for judge in rng.choice(400, size=int(rng.integers(1, 4)), replace=False):
+            for _ in range(int(rng.integers(1, 3))):  # a repeat is averaged
+                items.append(f"i{item}")
+                judges.append(f"j{judge}")
+                scores.append(float(rng.integers(0, 7)))
+    dense = reliability_data(items, judges, scores).values
+    compact = item_values(items, judges, scores)
+    assert dense.shape == (len(set(judges)), 300) and compact.shape == (3, 300)
+    assert np.array_equal(np.sort(dense, axis=0)[:3], np.sort(compact, axis=0), equal_nan=True)
+    expected = krippendorff_alpha(dense, level=level)
+    assert krippendorff_alpha(compact, level=level).alpha == pytest.approx(expected.alpha)
+    picks = rng.integers(0, 300, size=(20, 300))
+    assert alpha_resampled(compact, picks, level=level) == pytest.approx(
+        alpha_resampled(dense, picks, level=level), nan_ok=True
+    )
 
 
 def _long_form(rng, n_items=60, n_judges=5, per_item=3):
