@@ -63,6 +63,13 @@ KAPPA_CONTINUOUS = (
     "Cohen's κ needs a scale of declared levels; {scale} are continuous, so read the interval α"
 )
 KAPPA_NEEDS_CANDIDATES = "Cohen's κ compares two judges on shared candidates"
+MAX_MATRIX_JUDGES = 100
+"""Judges up to which the judge × judge matrix is computed and drawn (WMT DA crowds have
+thousands: 3,526² cells would be a page of hundreds of MB and a figure no one can read)."""
+JUDGE_MATRIX_SKIPPED = (
+    "The judge × judge matrix is drawn for at most {limit} judges; this aspect has {count:,} "
+    "({pairs:,} pairs), so only the pooled figures, over every judge, are shown"
+)
 ALPHA_ON_Z = (
     "No raw scores: α (interval) is computed on the judges' z-scores; ordinal α and κ need the "
     "raw levels"
@@ -331,8 +338,12 @@ def agreement(
     raw = data.raw[scored]
     z = data.z[scored]
     names = sorted(set(judges))
-    r_raw, n_common = _judge_matrix(names, items, judges, raw if data.has_raw else None)
-    r_norm, _ = _judge_matrix(names, items, judges, z)
+    r_raw: list[list[float | None]] = []
+    r_norm: list[list[float | None]] = []
+    n_common: list[list[int]] = []
+    if len(names) <= MAX_MATRIX_JUDGES:
+        r_raw, n_common = _judge_matrix(names, items, judges, raw if data.has_raw else None)
+        r_norm, _ = _judge_matrix(names, items, judges, z)
     rng = np.random.default_rng(seed)
     result = Agreement(
         unit=unit,
@@ -350,6 +361,11 @@ def agreement(
         repeats_pooled=None,
         shared_items=_shared(items, judges),
     )
+    if len(names) > MAX_MATRIX_JUDGES:
+        pairs = len(names) * (len(names) - 1) // 2
+        result.notes.append(
+            JUDGE_MATRIX_SKIPPED.format(limit=MAX_MATRIX_JUDGES, count=len(names), pairs=pairs)
+        )
     if not data.has_raw:
         result.alpha_interval = _alpha(items, judges, z, "interval", rng)
         result.alpha_scale = "z"

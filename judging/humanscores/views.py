@@ -188,6 +188,7 @@ def agreement(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
             unit=result.unit,
         )
         for name, matrix in (("raw", result.r_raw), ("normalized", result.r_normalized))
+        if result.r_normalized  # none beyond analysis.MAX_MATRIX_JUDGES judges
     }
     if not panel["has_raw"]:
         context["view"] = "normalized"

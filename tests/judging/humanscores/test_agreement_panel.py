@@ -114,3 +114,23 @@ def test_scale_levels_are_the_declared_ones_only():
     assert analysis.scale_levels({"kind": "levels", "values": [3, 1, 2]}) == [1.0, 2.0, 3.0]
     assert analysis.scale_levels({"kind": "da"}) is None
     assert analysis.scale_levels({"kind": "levels", "values": []}) is None
+
+
+def test_a_crowd_of_judges_gets_the_pooled_figures_without_the_judge_matrix(monkeypatch):
+    """Beyond MAX_MATRIX_JUDGES judges the judge x judge matrix is neither computed nor drawn
+    (WMT DA: 3,526 judges), with a note; alpha, over every judge, is what it was."""
+    rng = np.random.default_rng(8)
+    records = [
+        JudgmentRecord(
+            "s", str(k), f"j{judge}", "adequacy", float(rng.integers(1, 6)), None, "SYSTEM"
+        )
+        for k in range(40)
+        for judge in rng.choice(12, size=2, replace=False)
+    ]
+    data = analysis.aspect_data(records, "adequacy")
+    full = analysis.agreement(data, scale=FIVE_LEVELS)
+    monkeypatch.setattr(analysis, "MAX_MATRIX_JUDGES", 5)
+    crowd = analysis.agreement(data, scale=FIVE_LEVELS)
+    assert len(full.r_raw) == 12 and crowd.r_raw == crowd.r_normalized == crowd.n_common == []
+    assert crowd.notes == [analysis.JUDGE_MATRIX_SKIPPED.format(limit=5, count=12, pairs=66)]
+    assert crowd.alpha_interval == full.alpha_interval and crowd.iac_raw == full.iac_raw

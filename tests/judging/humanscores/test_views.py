@@ -116,6 +116,21 @@ def test_agreement_panel_on_shared_candidates(client, toy_set, admin_user):
     assert "fig-agreement-normalized" in _figures(response)
 
 
+def test_agreement_of_a_crowd_shows_no_judge_matrix(client, toy_set, admin_user, monkeypatch):
+    from django.core.cache import cache
+
+    from judging.humanscores import analysis
+
+    monkeypatch.setattr(analysis, "MAX_MATRIX_JUDGES", 1)
+    cache.clear()  # another test may have cached this set's panel with its matrix
+    client.force_login(admin_user)
+    response = client.get(reverse("humanscores:agreement", args=["set", toy_set.pk]))
+    page = response.content.decode()
+    assert response.status_code == 200 and "fig-agreement" not in page
+    assert "The judge × judge matrix is drawn for at most 1 judges" in page
+    cache.clear()  # the panel cached without its matrix must not reach later tests
+
+
 def test_agreement_falls_back_to_system_means_without_shared_candidates(
     client, toy_set, admin_user
 ):
