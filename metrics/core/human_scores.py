@@ -286,6 +286,10 @@ class Interval:
         return {"low": self.low, "high": self.high, "confidence": self.confidence}
 
 
+BOOTSTRAP_BLOCK = 64
+"""Resamples summed at a time: bounds the gathered temporaries to BLOCK × segments values."""
+
+
 def bootstrap_interval(
     values: Sequence[float],
     weights: Sequence[float],
@@ -306,17 +310,42 @@ def bootstrap_interval(
     Returns:
         The interval, or None with fewer than two segments or ``samples == 0``.
     """
-    if samples <= 0 or len(values) < 2:
-        return None
-    h = np.asarray(values, dtype=np.float64)
+    return bootstrap_intervals([values], weights, samples=samples, rng=rng, confidence=confidence)[
+        0
+    ]
+
+
+def bootstrap_intervals(
+    columns: Sequence[Sequence[float]],
+    weights: Sequence[float],
+    *,
+    samples: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+) -> list[Interval | None]:
+    """:func:`bootstrap_interval` of several score columns of the same segments (a system's raw
+    and normalized scores) from the same resamples: the draws are made once, and each interval
+    equals :func:`bootstrap_interval` of its column with a generator in the same state (the
+    same draws, products and sums, so the same numbers to the last bit)."""
+    if samples <= 0 or len(weights) < 2:
+        return [None] * len(columns)
     w = np.asarray(weights, dtype=np.float64)
-    index = rng.integers(0, len(h), size=(samples, len(h)))
+    weighted = [w * np.asarray(values, dtype=np.float64) for values in columns]
+    index = rng.integers(0, len(w), size=(samples, len(w)))
+    means = np.empty((len(columns), samples))
     # A resample of only zero-length segments has no mean; it is left out.
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = (w[index] * h[index]).sum(axis=1) / w[index].sum(axis=1)
+        for start in range(0, samples, BOOTSTRAP_BLOCK):
+            block = index[start : start + BOOTSTRAP_BLOCK]
+            total = w[block].sum(axis=1)
+            for column, wh in enumerate(weighted):
+                means[column, start : start + len(block)] = wh[block].sum(axis=1) / total
     tail = (1.0 - confidence) / 2.0
-    low, high = np.nanquantile(means, [tail, 1.0 - tail])
-    return Interval(float(low), float(high), confidence)
+    intervals: list[Interval | None] = []
+    for row in means:
+        low, high = np.nanquantile(row, [tail, 1.0 - tail])
+        intervals.append(Interval(float(low), float(high), confidence))
+    return intervals
 
 
 def system_rng(seed: int, system: str) -> np.random.Generator:
@@ -629,15 +658,13 @@ def _system_score(
     w = [weight for _, weight in rows]
     z = [segment.normalized for segment, _ in rows]
     raws = _present_or_none([segment.raw for segment, _ in rows])
-    # A fresh generator per interval: raw and normalized come from the same resamples.
-    normalized_ci = bootstrap_interval(
-        z, w, samples=samples, rng=system_rng(seed, system), confidence=confidence
+    # Raw and normalized come from the same resamples, drawn once.
+    columns = [z] if raws is None else [z, raws]
+    intervals = bootstrap_intervals(
+        columns, w, samples=samples, rng=system_rng(seed, system), confidence=confidence
     )
-    raw_ci = None
-    if raws is not None:
-        raw_ci = bootstrap_interval(
-            raws, w, samples=samples, rng=system_rng(seed, system), confidence=confidence
-        )
+    normalized_ci = intervals[0]
+    raw_ci = intervals[1] if raws is not None else None
     return HumanSystemScore(
         system=system,
         raw=weighted_mean(raws, w) if raws is not None else None,

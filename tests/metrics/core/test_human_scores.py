@@ -20,6 +20,7 @@ from metrics.core.human_scores import (
     WMT_R_ROUNDING,
     HumanScoresError,
     Rounding,
+    bootstrap_intervals,
     human_scores,
     judge_stats,
     normalize_by_judge,
@@ -191,6 +192,28 @@ def test_bootstrap_interval_matches_normal_theory_for_a_plain_mean():
     assert ci is not None
     assert ci.low == pytest.approx(values.mean() - half, abs=0.15 * half)
     assert ci.high == pytest.approx(values.mean() + half, abs=0.15 * half)
+
+
+def test_intervals_from_shared_draws_equal_one_draw_per_column_to_the_last_bit():
+    """Raw and normalized intervals from one set of resamples, summed in blocks, are what the
+    plain formula gives each column with its own generator in the same state (zero weights
+    included: a resample of only them has no mean)."""
+    rng = np.random.default_rng(6)
+    weights = rng.integers(0, 4, size=301).astype(float)
+    columns = [rng.normal(0, 1, size=301), rng.integers(0, 101, size=301).astype(float)]
+
+    def plain(values):
+        draw = np.random.default_rng([1, 2])
+        index = draw.integers(0, len(values), size=(1000, len(values)))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (weights[index] * values[index]).sum(axis=1) / weights[index].sum(axis=1)
+        tail = (1.0 - 0.95) / 2.0  # as the interval computes it (0.025000000000000022)
+        return tuple(np.nanquantile(means, [tail, 1.0 - tail]))
+
+    shared = bootstrap_intervals(columns, weights, samples=1000, rng=np.random.default_rng([1, 2]))
+    for interval, values in zip(shared, columns, strict=True):
+        assert (interval.low, interval.high) == plain(values)
+    assert bootstrap_intervals(columns, weights[:1], samples=10, rng=rng) == [None, None]
 
 
 def test_bootstrap_is_seeded_recorded_and_independent_of_other_systems():
