@@ -92,19 +92,26 @@ def check_records(
     Raises:
         CorpusFormatError: the first such record, naming its line (or segment).
     """
+    # A value passes or fails wherever it stands, so each distinct one is checked once, at its
+    # first record (the one an error names): a file of 10^6 judgments has a few systems,
+    # judges and aspects, repeated on every line.
+    checked: set[tuple[str, str]] = set()
     for record in records:
-        line = record.extra.get("line")
-        line = line if isinstance(line, int) else None
-        where = "" if line is not None else f"segment {record.segment_id[:30]!r}"
         for kind, what, value in (
             ("system", "system", record.system),
             ("seg_id", "segment id", record.segment_id),
             ("judge", "judge", record.judge),
             ("aspect", "aspect", record.aspect),
         ):
+            if (kind, value) in checked:
+                continue
+            line = record.extra.get("line")
+            line = line if isinstance(line, int) else None
+            where = "" if line is not None else f"segment {record.segment_id[:30]!r}"
             if is_blank(value):
                 raise CorpusFormatError(file.name, EMPTY_VALUE.format(what=what), line, where)
             limits.check(kind, value, file.name, line, where)
+            checked.add((kind, value))
 
 
 def check_unique(file: InputFile, records: list[JudgmentRecord]) -> None:
