@@ -63,7 +63,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.benchmarks.common import BenchRow
+from tests.benchmarks.common import BenchRow, manage_env
 
 PROJECT = Path(__file__).resolve().parents[2]
 DATA_DIR = Path("wmt21-news-cs-en") / "humaneval" / "newstest2021-toen"
@@ -193,21 +193,8 @@ def generate(folder: Path, judgments: int, root: Path | None = None) -> dict[str
 
 
 def _env(var: Path, database_url: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    for key in ("DATABASE_URL", "CELERY_BROKER_URL"):
-        env.pop(key, None)
-    if database_url:
-        env["DATABASE_URL"] = database_url
-    env.update(
-        EVALTRANS_VAR_DIR=str(var),
-        DJANGO_SETTINGS_MODULE="evaltrans.settings.dev",
-        DEBUG="false",
-        LOG_LEVEL="WARNING",
-        # 500,000 judgments are a 55 MB file, above the default CORPUS_UPLOAD_MAX_BYTES (50 MiB).
-        CORPUS_UPLOAD_MAX_BYTES=str(512 * 1024**2),
-        CORPUS_UPLOAD_MAX_TOTAL_BYTES=str(1024**3),
-    )
-    return env
+    # 500,000 judgments are a 55 MB file, above the default CORPUS_UPLOAD_MAX_BYTES (50 MiB).
+    return manage_env(var, database_url, upload_bytes=512 * 1024**2, upload_total_bytes=1024**3)
 
 
 def _memory_limit_gb() -> float:

@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.benchmarks.common import BenchRow
+from tests.benchmarks.common import BenchRow, manage_env
 
 PROJECT = Path(__file__).resolve().parents[2]
 DATA_NAME = "wmt17-en-de-sacrebleu"
@@ -108,21 +108,8 @@ def generate(folder: Path, segments: int, root: Path | None = None) -> dict[str,
 
 
 def _env(var: Path, database_url: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    for key in ("DATABASE_URL", "CELERY_BROKER_URL"):
-        env.pop(key, None)
-    if database_url:
-        env["DATABASE_URL"] = database_url
-    env.update(
-        EVALTRANS_VAR_DIR=str(var),
-        DJANGO_SETTINGS_MODULE="evaltrans.settings.dev",
-        DEBUG="false",
-        LOG_LEVEL="WARNING",
-        # 20 system files of 100,000 lines are about 300 MB together.
-        CORPUS_UPLOAD_MAX_TOTAL_BYTES=str(2 * 1024**3),
-        CORPUS_UPLOAD_MAX_BYTES=str(512 * 1024**2),
-    )
-    return env
+    # 20 system files of 100,000 lines are about 300 MB together.
+    return manage_env(var, database_url, upload_bytes=512 * 1024**2, upload_total_bytes=2 * 1024**3)
 
 
 def _manage(env: dict[str, str], *args: str) -> tuple[float, float, str]:

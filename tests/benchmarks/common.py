@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -24,6 +26,28 @@ class BenchRow:
         if self.oracle_s is None or self.ours_s <= 0:
             return None
         return self.oracle_s / self.ours_s
+
+
+def manage_env(
+    var: Path, database_url: str | None, *, upload_bytes: int, upload_total_bytes: int
+) -> dict[str, str]:
+    """The environment of a benchmark's ``manage.py`` child: a private ``EVALTRANS_VAR_DIR``
+    (SQLite file, filesystem broker) or ``database_url``, quiet logs, and upload caps raised to
+    the benchmark's file sizes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    for key in ("DATABASE_URL", "CELERY_BROKER_URL"):
+        env.pop(key, None)
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    env.update(
+        EVALTRANS_VAR_DIR=str(var),
+        DJANGO_SETTINGS_MODULE="evaltrans.settings.dev",
+        DEBUG="false",
+        LOG_LEVEL="WARNING",
+        CORPUS_UPLOAD_MAX_BYTES=str(upload_bytes),
+        CORPUS_UPLOAD_MAX_TOTAL_BYTES=str(upload_total_bytes),
+    )
+    return env
 
 
 def timed(function: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
