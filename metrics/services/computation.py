@@ -32,11 +32,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from evaltrans.corpora.models import System, TestSet
-from judging.models import Campaign
 from metrics.core import Measure
 from metrics.measure_choices import RunError, measure_build
 from metrics.models import MetricRun, SegmentStatistics, SystemScore, pack_floats
-from metrics.selectors.hter import campaign_targeted
+from metrics.selectors.hter import HterError, campaign_targeted, testset_postedit_campaign
 from metrics.selectors.runs import runs_stored_work, segment_arrays
 from metrics.selectors.texts import system_candidates, testset_references
 from metrics.services.dispatch import chunks_send, finalize_send
@@ -50,7 +49,6 @@ POSTEDITS_CHANGED = (
     "the post-edits of campaign {name!r} changed after this run started; start the run again "
     "to compute HTER against them"
 )
-POSTEDITS_GONE = "the post-editing campaign {name!r} of this run's HTER no longer exists"
 
 # --- test-set data, cached per process -----------------------------------------------------
 
@@ -181,7 +179,9 @@ def metric_chunk_compute(
             context = measure_context(test_set=test_set, measure=measure, signature=item.signature)
             refs = references
             if measure.targeted_references:
-                refs = _targeted_references(measure, system_id=system_id, start=start, stop=stop)
+                refs = _targeted_references(
+                    measure, test_set=test_set, system_id=system_id, start=start, stop=stop
+                )
             stats = np.asarray(measure.statistics(hypotheses, refs, context), dtype=float)
             sentence = np.asarray(measure.sentence_scores(stats), dtype=float)
             rows.append(
@@ -205,16 +205,15 @@ def metric_chunk_compute(
 
 
 def _targeted_references(
-    measure: Measure, *, system_id: int, start: int, stop: int
+    measure: Measure, *, test_set: TestSet, system_id: int, start: int, stop: int
 ) -> list[list[str]]:
     """The post-edits of one system's segments [start, stop) from the campaign the measure
-    names (HTER); refused when they are no longer those the run was started with (the
-    results would be stored under the fingerprint of other post-edits)."""
-    campaign = Campaign.objects.filter(
-        name=measure.option("post-edits"), protocol=Campaign.Protocol.POST_EDIT
-    ).first()
-    if campaign is None:
-        raise RunError(POSTEDITS_GONE.format(name=measure.option("post-edits")))
+    names (HTER); refused when the campaign is gone or its post-edits are no longer those the
+    run was started with (the results would be stored under another fingerprint)."""
+    try:
+        campaign = testset_postedit_campaign(test_set=test_set, name=measure.option("post-edits"))
+    except HterError as error:
+        raise RunError(str(error)) from None
     targeted = campaign_targeted(campaign=campaign)
     if targeted.fingerprint != measure.option("post-edits-version"):
         raise RunError(POSTEDITS_CHANGED.format(name=campaign.name))

@@ -162,6 +162,24 @@ def test_a_run_whose_postedits_change_before_it_computes_fails_with_a_message(
     assert not SystemScore.objects.filter(signature=run.measures.get().signature).exists()
 
 
+def test_a_run_whose_campaign_was_renamed_before_it_computes_fails_with_a_message(
+    make_campaign,  # noqa: F811
+    test_set,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
+    campaign = make_campaign(protocol=Campaign.Protocol.POST_EDIT, judges_per_item=1)
+    post_edit_all(campaign)
+    run = runs.metric_run_create(
+        test_set=test_set, systems=test_set.systems.all(), measures=hter_choice(campaign.name)
+    )
+    Campaign.objects.filter(pk=campaign.pk).update(name="renamed")
+    with pytest.raises(RunError):
+        with django_capture_on_commit_callbacks(execute=True):
+            runs.metric_run_dispatch(run=run)
+    run.refresh_from_db()
+    assert run.status == Status.FAILED and run.error == f"no campaign named {campaign.name!r}"
+
+
 def test_bad_hter_choices_are_refused_with_a_message(make_campaign, test_set):  # noqa: F811
     def refused(name: str) -> str:
         with pytest.raises(RunError) as caught:
