@@ -65,7 +65,7 @@ KAPPA_CONTINUOUS = (
 KAPPA_NEEDS_CANDIDATES = "Cohen's κ compares two judges on shared candidates"
 MAX_MATRIX_JUDGES = 100
 """Judges up to which the judge × judge matrix is computed and drawn (WMT DA crowds have
-thousands: 3,526² cells would be a page of hundreds of MB and a figure no one can read)."""
+thousands: the 500,000-judgment benchmark set's 3,526² cells would be a page of hundreds of MB and a figure no one can read)."""
 JUDGE_MATRIX_SKIPPED = (
     "The judge × judge matrix is drawn for at most {limit} judges; this aspect has {count:,} "
     "({pairs:,} pairs), so only the pooled figures, over every judge, are shown"

@@ -184,8 +184,9 @@ def item_values(
     Krippendorff's alpha and its resamples (:func:`krippendorff_alpha`,
     :func:`alpha_resampled`) depend only on the values of each item, so they are equal on
     this matrix and on :func:`reliability_data`'s judges × items matrix; this one stays small
-    when many judges each score a few items (WMT DA: 3,526 crowd judges × 312,327 candidates
-    is an 8.8 GB judges × items matrix, and 2 × 312,327 values here).
+    when many judges each score a few items (the 500,000-judgment WMT DA benchmark set: its
+    3,526 judges × 312,327 candidates are an 8.8 GB judges × items matrix, and at most 3 ×
+    312,327 values here: no candidate of WMT21 cs-en has more than 3 judges).
     """
     table = _judge_item_table(items, judges, scores)
     column = {item: index for index, item in enumerate(dict.fromkeys(items))}
