@@ -6,6 +6,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -511,22 +512,38 @@ class JudgePractice:
     answered: int
     matched: int
     skipped: bool
-    done: bool
+    done_at: datetime | None
+
+    @property
+    def done(self) -> bool:
+        return self.done_at is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "answered": self.answered,
+            "matched": self.matched,
+            "skipped": self.skipped,
+            "done_at": self.done_at,
+        }
 
 
-def _judge_practice(campaign: Campaign) -> dict[str, JudgePractice]:
-    """Per judge's username, the practice phase (empty when the campaign has none)."""
+def campaign_practice(*, campaign: Campaign) -> dict[str, JudgePractice]:
+    """Per judge's username (sorted), the practice phase; empty when the campaign has none."""
     if campaign.practice == Campaign.Practice.OFF:
         return {}
-    rows = Assignment.objects.filter(campaign=campaign).values_list(
-        "judge__username",
-        "practice_answers",
-        "practice_matched",
-        "practice_skipped",
-        "practice_done_at",
+    rows = (
+        Assignment.objects.filter(campaign=campaign)
+        .order_by("judge__username")
+        .values_list(
+            "judge__username",
+            "practice_answers",
+            "practice_matched",
+            "practice_skipped",
+            "practice_done_at",
+        )
     )
     return {
-        name: JudgePractice(len(answers or []), matched, skipped, done_at is not None)
+        name: JudgePractice(len(answers or []), matched, skipped, done_at)
         for name, answers, matched, skipped, done_at in rows
     }
 
@@ -642,7 +659,7 @@ def campaign_progress(*, campaign: Campaign) -> CampaignProgress:
     by_judge: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for judgment in judgments:
         by_judge[judgment["assigned_item__assignment__judge__username"]].append(judgment)
-    practice = _judge_practice(campaign)
+    practice = campaign_practice(campaign=campaign)
     judges = []
     for row in rows:
         name = row["assignment__judge__username"]

@@ -44,6 +44,7 @@ from .selectors import (
     campaign_corpus,
     campaign_judgment_rows,
     campaign_list,
+    campaign_practice,
     campaign_progress,
     campaign_span_agreement,
     campaign_span_judgments,
@@ -472,25 +473,9 @@ def _campaign_record(campaign: Campaign) -> dict:
         "practice": campaign.practice,
         "practice_screens": campaign.practice_screens,
         "practice_results": [
-            {
-                "judge": judge,
-                "answered": len(answers or []),
-                "matched": matched,
-                "skipped": skipped,
-                "done_at": done_at,
-            }
-            for judge, answers, matched, skipped, done_at in campaign.assignments.order_by(
-                "judge__username"
-            ).values_list(
-                "judge__username",
-                "practice_answers",
-                "practice_matched",
-                "practice_skipped",
-                "practice_done_at",
-            )
-        ]
-        if campaign.practice != Campaign.Practice.OFF
-        else [],
+            {"judge": judge, **practice.as_dict()}
+            for judge, practice in campaign_practice(campaign=campaign).items()
+        ],
         "aspects": [
             {
                 "name": a.name,
