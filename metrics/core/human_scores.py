@@ -27,10 +27,12 @@ No Django here: the judging app's selectors feed these functions plain records.
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import zlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -245,11 +247,14 @@ def normalize_by_judge(
             )
             for judge, own in stats.items()
         }
-    z = np.zeros(len(scores), dtype=np.float64)
-    for index, (judge, score) in enumerate(zip(judges, scores, strict=True)):
-        own = stats[judge]
-        if own.normalizable:
-            z[index] = (float(score) - own.mean) / own.sd
+    order = list(stats.values())
+    code_of = {own.judge: code for code, own in enumerate(order)}
+    codes = np.fromiter((code_of[judge] for judge in judges), dtype=np.intp, count=len(judges))
+    usable = np.array([own.normalizable for own in order], dtype=np.bool_)[codes]
+    means = np.array([own.mean for own in order], dtype=np.float64)[codes]
+    sds = np.array([own.sd if own.normalizable else 1.0 for own in order])[codes]
+    values = np.array([float(score) for score in scores], dtype=np.float64)
+    z = np.where(usable, (values - means) / sds, 0.0)
     return Normalization(z=z, judges=stats, sd=sd)
 
 
@@ -268,10 +273,14 @@ def sentence_statistic(values: Sequence[float], statistic: str = "mean") -> floa
 
 def weighted_mean(values: Sequence[float], weights: Sequence[float]) -> float:
     """``sum w*h / sum w`` (thesis §1.4 system score), exact-summed."""
-    total = math.fsum(weights)
+    w = np.asarray(weights, dtype=np.float64)
+    h = np.asarray(values, dtype=np.float64)
+    if w.shape != h.shape:
+        raise HumanScoresError(f"{len(w)} weights but {len(h)} values")
+    total = math.fsum(w.tolist())
     if total <= 0:
         raise HumanScoresError("the weights of a system's segments sum to zero")
-    return math.fsum(w * h for w, h in zip(weights, values, strict=True)) / total
+    return math.fsum((w * h).tolist()) / total
 
 
 @dataclass(frozen=True)
@@ -331,13 +340,16 @@ def bootstrap_intervals(
         return [None] * len(columns)
     w = np.asarray(weights, dtype=np.float64)
     weighted = [w * np.asarray(values, dtype=np.float64) for values in columns]
-    index = rng.integers(0, len(w), size=(samples, len(w)))
+    # int32 draws are the int64 draws (the same bounded 32-bit stream), in half the memory.
+    index = rng.integers(0, len(w), size=(samples, len(w)), dtype=_index_type(len(w)))
     means = np.empty((len(columns), samples))
+    unweighted = bool(np.all(w == 1.0))
     # A resample of only zero-length segments has no mean; it is left out.
     with np.errstate(invalid="ignore", divide="ignore"):
         for start in range(0, samples, BOOTSTRAP_BLOCK):
             block = index[start : start + BOOTSTRAP_BLOCK]
-            total = w[block].sum(axis=1)
+            # n ones sum to n exactly, in any order: no gather needed for unit weights.
+            total = np.full(len(block), float(len(w))) if unweighted else w[block].sum(axis=1)
             for column, wh in enumerate(weighted):
                 means[column, start : start + len(block)] = wh[block].sum(axis=1) / total
     tail = (1.0 - confidence) / 2.0
@@ -346,6 +358,10 @@ def bootstrap_intervals(
         low, high = np.nanquantile(row, [tail, 1.0 - tail])
         intervals.append(Interval(float(low), float(high), confidence))
     return intervals
+
+
+def _index_type(size: int) -> type[np.integer[Any]]:
+    return np.int32 if size <= np.iinfo(np.int32).max else np.int64
 
 
 def system_rng(seed: int, system: str) -> np.random.Generator:
@@ -435,13 +451,40 @@ class HumanScores:
 # --------------------------------------------------------------------------- high level
 
 
-@dataclass(frozen=True)
-class _Cell:
-    """Sentence-level values of one (system, segment) for one aspect part."""
+@dataclass
+class _CellTable:
+    """Sentence-level values of candidates, one row per (system, segment id), as arrays (a WMT
+    DA year has some 300,000 candidates: too many for an object each until the result is
+    built). ``raw`` is NaN where ``raw_known`` is False: some judgment of the candidate has no
+    raw score."""
 
-    raw: float | None
-    normalized: float
-    n: int
+    keys: list[tuple[str, str]]
+    raw: FloatArray
+    raw_known: npt.NDArray[np.bool_]
+    normalized: FloatArray
+    n: npt.NDArray[np.int64]
+
+    def take(self, rows: npt.NDArray[np.intp]) -> _CellTable:
+        return _CellTable(
+            [self.keys[row] for row in rows.tolist()],
+            self.raw[rows],
+            self.raw_known[rows],
+            self.normalized[rows],
+            self.n[rows],
+        )
+
+    def segment_scores(self) -> list[SegmentScore]:
+        return [
+            SegmentScore(system, segment_id, raw if known else None, normalized, n)
+            for (system, segment_id), raw, known, normalized, n in zip(
+                self.keys,
+                self.raw.tolist(),
+                self.raw_known.tolist(),
+                self.normalized.tolist(),
+                self.n.tolist(),
+                strict=True,
+            )
+        ]
 
 
 def human_scores(
@@ -496,7 +539,7 @@ def human_scores(
     _check_options(sentence_statistic, weighting, sd, z_source)
     all_records = list(records)
     parts = _aspect_parts(aspect, {record.aspect for record in all_records})
-    cells: dict[str, dict[tuple[str, str], _Cell]] = {}
+    tables: list[_CellTable] = []
     judges: dict[str, list[JudgeStats]] = {}
     resolved: list[str] = []
     for part in parts:
@@ -506,10 +549,10 @@ def human_scores(
         normalized, stats = _normalized_values(part_records, part_source, sd, rounding)
         if stats is not None:
             judges[part] = sorted(stats.values(), key=lambda item: item.judge)
-        cells[part] = _sentence_cells(part_records, normalized, kinds, sentence_statistic)
-    segments = _combine_parts(parts, cells, rounding.segments if rounding else None)
-    weights = _segment_weights(segments, weighting, reference_lengths, candidate_lengths)
-    systems = _system_scores(segments, weights, bootstrap_samples, confidence, seed)
+        tables.append(_sentence_cells(part_records, normalized, kinds, sentence_statistic))
+    cells = _combine_parts(tables, rounding.segments if rounding else None)
+    weights = _segment_weights(cells.keys, weighting, reference_lengths, candidate_lengths)
+    systems = _system_scores(cells, weights, bootstrap_samples, confidence, seed)
     signature = _signature(
         aspect,
         sentence_statistic,
@@ -522,7 +565,7 @@ def human_scores(
         seed,
         rounding,
     )
-    return HumanScores(aspect, systems, segments, judges, signature)
+    return HumanScores(aspect, systems, cells.segment_scores(), judges, signature)
 
 
 def _aspect_parts(aspect: str, present: set[str]) -> list[str]:
@@ -553,11 +596,11 @@ def _resolve_z_source(aspect: str, records: list[JudgmentLike], z_source: str) -
 
 def _normalized_values(
     records: list[JudgmentLike], z_source: str, sd: str, rounding: Rounding | None
-) -> tuple[list[float], dict[str, JudgeStats] | None]:
+) -> tuple[FloatArray, dict[str, JudgeStats] | None]:
     z_digits = rounding.z if rounding else None
     if z_source == "given":
         given = _all_present([record.z_given for record in records])
-        return [significant(z, z_digits) for z in given], None
+        return _significant_array(np.array(given, dtype=np.float64), z_digits), None
     raw = _all_present([record.raw for record in records])
     result = normalize_by_judge(
         [record.judge for record in records],
@@ -565,61 +608,150 @@ def _normalized_values(
         sd=sd,
         stats_digits=rounding.stats if rounding else None,
     )
-    return [significant(z, z_digits) for z in result.z.tolist()], result.judges
+    return _significant_array(result.z, z_digits), result.judges
+
+
+def _significant_array(values: FloatArray, digits: int | None) -> FloatArray:
+    if digits is None:
+        return values
+    return np.array([significant(value, digits) for value in values.tolist()], dtype=np.float64)
 
 
 def _sentence_cells(
-    records: list[JudgmentLike], normalized: list[float], kinds: Sequence[str], statistic: str
-) -> dict[tuple[str, str], _Cell]:
-    raw_values: dict[tuple[str, str], list[float | None]] = defaultdict(list)
-    z_values: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for record, z in zip(records, normalized, strict=True):
-        if record.kind in kinds:
-            key = (record.system, record.segment_id)
-            raw_values[key].append(record.raw)
-            z_values[key].append(z)
-    cells = {}
-    for key, raws in raw_values.items():
-        known = _present_or_none(raws)
-        raw = sentence_statistic(known, statistic) if known is not None else None
-        cells[key] = _Cell(raw, sentence_statistic(z_values[key], statistic), len(raws))
-    return cells
+    records: list[JudgmentLike], normalized: FloatArray, kinds: Sequence[str], statistic: str
+) -> _CellTable:
+    """The candidates' sentence statistics, in the order each candidate first occurs."""
+    wanted = set(kinds)
+    rows = [row for row, record in enumerate(records) if record.kind in wanted]
+    cell_of: dict[tuple[str, str], int] = {}
+    codes = np.fromiter(
+        (
+            cell_of.setdefault((records[row].system, records[row].segment_id), len(cell_of))
+            for row in rows
+        ),
+        dtype=np.int64,
+        count=len(rows),
+    )
+    raws = [records[row].raw for row in rows]
+    known = np.fromiter((value is not None for value in raws), dtype=np.bool_, count=len(rows))
+    raw = np.fromiter(
+        (0.0 if value is None else value for value in raws), dtype=np.float64, count=len(rows)
+    )
+    groups = _Groups(codes, len(cell_of))
+    raw_known = np.bincount(codes[~known], minlength=len(cell_of)) == 0
+    raw_statistic = groups.statistic(raw, statistic)
+    raw_statistic[~raw_known] = math.nan
+    z = normalized[np.asarray(rows, dtype=np.intp)]
+    return _CellTable(
+        list(cell_of), raw_statistic, raw_known, groups.statistic(z, statistic), groups.counts
+    )
 
 
-def _combine_parts(
-    parts: list[str], cells: dict[str, dict[tuple[str, str], _Cell]], digits: int | None
-) -> list[SegmentScore]:
-    """Sentence scores of the aspect; for A+F the sum over parts, on candidates judged in all;
-    rounded to ``digits`` significant digits when given."""
-    keys = set.intersection(*(set(cells[part]) for part in parts))
-    segments = []
-    for system, segment_id in sorted(keys, key=lambda key: (key[0], _natural(key[1]))):
-        row = [cells[part][(system, segment_id)] for part in parts]
-        raws = _present_or_none([cell.raw for cell in row])
-        raw = significant(math.fsum(raws), digits) if raws is not None else None
-        normalized = significant(math.fsum(cell.normalized for cell in row), digits)
-        segments.append(SegmentScore(system, segment_id, raw, normalized, sum(c.n for c in row)))
-    return segments
+class _Groups:
+    """Values grouped by code (0..count-1, every code present): the group statistics of
+    :func:`sentence_statistic` with numpy, to the same bit."""
+
+    def __init__(self, codes: npt.NDArray[np.int64], count: int) -> None:
+        self.codes = codes
+        self.counts = np.bincount(codes, minlength=count)
+        self.starts = np.cumsum(self.counts) - self.counts
+        self.order = np.argsort(codes, kind="stable")
+
+    def statistic(self, values: FloatArray, statistic: str) -> FloatArray:
+        if statistic == "median":
+            return self._median(values)
+        return self._sums(values[self.order]) / self.counts
+
+    def _sums(self, grouped: FloatArray) -> FloatArray:
+        """``math.fsum`` of each group: one value, or the float sum of two, is already the
+        correctly rounded sum (``+ 0.0`` turns -0.0 into 0.0, as ``fsum`` does); larger groups,
+        rare, go through ``fsum`` itself."""
+        first = grouped[self.starts]
+        sums = first + 0.0
+        pairs = np.flatnonzero(self.counts == 2)
+        sums[pairs] = (first[pairs] + grouped[self.starts[pairs] + 1]) + 0.0
+        for group in np.flatnonzero(self.counts > 2).tolist():
+            start = self.starts[group]
+            sums[group] = math.fsum(grouped[start : start + self.counts[group]].tolist())
+        return sums
+
+    def _median(self, values: FloatArray) -> FloatArray:
+        ordered = values[np.lexsort((values, self.codes))]
+        lower = ordered[self.starts + (self.counts - 1) // 2]
+        upper = ordered[self.starts + self.counts // 2]
+        return np.where(self.counts % 2 == 1, lower, (lower + upper) / 2)
+
+
+def _combine_parts(tables: list[_CellTable], digits: int | None) -> _CellTable:
+    """Sentence scores of the aspect, sorted by system and segment id; for A+F the sum over the
+    parts, on candidates judged in all; rounded to ``digits`` significant digits when given."""
+    if len(tables) == 1:
+        table = tables[0]
+        combined = _CellTable(
+            table.keys, table.raw + 0.0, table.raw_known, table.normalized + 0.0, table.n
+        )
+    else:
+        combined = _sum_parts(tables)
+    combined = combined.take(_natural_order(combined.keys))
+    combined.raw = _significant_array(combined.raw, digits)
+    combined.normalized = _significant_array(combined.normalized, digits)
+    return combined
+
+
+def _sum_parts(tables: list[_CellTable]) -> _CellTable:
+    rows_of = [{key: row for row, key in enumerate(table.keys)} for table in tables]
+    keys = [key for key in tables[0].keys if all(key in rows for rows in rows_of[1:])]
+    parts = [
+        table.take(np.array([rows[key] for key in keys], dtype=np.intp))
+        for table, rows in zip(tables, rows_of, strict=True)
+    ]
+    raw_known = np.logical_and.reduce([part.raw_known for part in parts])
+    raw = _column_sums([part.raw for part in parts])
+    raw[~raw_known] = math.nan
+    return _CellTable(
+        keys,
+        raw,
+        raw_known,
+        _column_sums([part.normalized for part in parts]),
+        np.sum([part.n for part in parts], axis=0),
+    )
+
+
+def _column_sums(columns: list[FloatArray]) -> FloatArray:
+    """``math.fsum`` across the columns, row by row (two columns: their float sum)."""
+    if len(columns) == 2:
+        return (columns[0] + columns[1]) + 0.0
+    return np.array([math.fsum(row) for row in zip(*(c.tolist() for c in columns), strict=True)])
+
+
+def _natural_order(keys: list[tuple[str, str]]) -> npt.NDArray[np.intp]:
+    """Rows by system name, then segment id in natural order ("2" before "10")."""
+    systems = {name: rank for rank, name in enumerate(sorted({system for system, _ in keys}))}
+    segment_ids = sorted({segment_id for _, segment_id in keys}, key=lambda s: (_natural(s), s))
+    segments = {segment_id: rank for rank, segment_id in enumerate(segment_ids)}
+    system_rank = np.fromiter((systems[s] for s, _ in keys), dtype=np.int64, count=len(keys))
+    segment_rank = np.fromiter((segments[g] for _, g in keys), dtype=np.int64, count=len(keys))
+    return np.lexsort((segment_rank, system_rank))
 
 
 def _segment_weights(
-    segments: list[SegmentScore],
+    keys: list[tuple[str, str]],
     weighting: str,
     reference_lengths: Mapping[str, float] | None,
     candidate_lengths: Mapping[tuple[str, str], float] | None,
-) -> list[float]:
+) -> FloatArray:
     if weighting == "none":
-        return [1.0] * len(segments)
+        return np.ones(len(keys))
     if weighting == "reference":
         if reference_lengths is None:
             raise HumanScoresError(
                 "weighting 'reference' needs reference_lengths (use weighting 'none' without a "
                 "test set)"
             )
-        return [_length(reference_lengths, s.segment_id, "reference") for s in segments]
+        return np.array([_length(reference_lengths, seg, "reference") for _, seg in keys])
     if candidate_lengths is None:
         raise HumanScoresError("weighting 'candidate' needs candidate_lengths")
-    return [_length(candidate_lengths, (s.system, s.segment_id), "candidate") for s in segments]
+    return np.array([_length(candidate_lengths, key, "candidate") for key in keys])
 
 
 def _length(lengths: Mapping[Any, float], key: Any, what: str) -> float:
@@ -633,46 +765,51 @@ def _length(lengths: Mapping[Any, float], key: Any, what: str) -> float:
 
 
 def _system_scores(
-    segments: list[SegmentScore],
-    weights: list[float],
+    cells: _CellTable,
+    weights: FloatArray,
     samples: int,
     confidence: float,
     seed: int,
 ) -> list[HumanSystemScore]:
-    grouped: dict[str, list[tuple[SegmentScore, float]]] = defaultdict(list)
-    for segment, weight in zip(segments, weights, strict=True):
-        grouped[segment.system].append((segment, weight))
-    return [
-        _system_score(system, rows, samples, confidence, seed)
-        for system, rows in sorted(grouped.items())
-    ]
+    """One score per system; ``cells`` are sorted by system, so each system is one slice."""
+    systems = [system for system, _ in cells.keys]
+    starts = [row for row in range(len(systems)) if row == 0 or systems[row] != systems[row - 1]]
+    slices = [slice(a, b) for a, b in zip(starts, [*starts[1:], len(systems)], strict=True)]
+
+    def score(rows: slice) -> HumanSystemScore:
+        return _system_score(systems[rows.start], cells, weights, rows, samples, confidence, seed)
+
+    # Each system draws from its own generator, so the threads (numpy releases the GIL while
+    # it gathers and sums) give the numbers of a serial loop.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(slices), os.cpu_count() or 1))) as pool:
+        return list(pool.map(score, slices))
 
 
 def _system_score(
     system: str,
-    rows: list[tuple[SegmentScore, float]],
+    cells: _CellTable,
+    weights: FloatArray,
+    rows: slice,
     samples: int,
     confidence: float,
     seed: int,
 ) -> HumanSystemScore:
-    w = [weight for _, weight in rows]
-    z = [segment.normalized for segment, _ in rows]
-    raws = _present_or_none([segment.raw for segment, _ in rows])
+    w = weights[rows]
+    z = cells.normalized[rows]
+    raws = cells.raw[rows] if cells.raw_known[rows].all() else None
     # Raw and normalized come from the same resamples, drawn once.
     columns = [z] if raws is None else [z, raws]
     intervals = bootstrap_intervals(
         columns, w, samples=samples, rng=system_rng(seed, system), confidence=confidence
     )
-    normalized_ci = intervals[0]
-    raw_ci = intervals[1] if raws is not None else None
     return HumanSystemScore(
         system=system,
         raw=weighted_mean(raws, w) if raws is not None else None,
         normalized=weighted_mean(z, w),
-        n_segments=len(rows),
-        n_judgments=sum(segment.n for segment, _ in rows),
-        raw_ci=raw_ci,
-        normalized_ci=normalized_ci,
+        n_segments=len(z),
+        n_judgments=int(cells.n[rows].sum()),
+        raw_ci=intervals[1] if raws is not None else None,
+        normalized_ci=intervals[0],
     )
 
 
