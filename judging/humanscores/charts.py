@@ -76,22 +76,26 @@ def judge_z_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
     for index, row in enumerate(panel["judges"]):
         name = escape_label(row["judge"])
         color = OUTLIER if row["outlier"] else NORMAL
-        data.append(
-            {
-                "type": "box",
-                "name": name,
-                "y": row["z"],
-                "x": [name] * len(row["z"]),
-                "marker": {"color": color, "size": 3},
-                "line": {"width": 1.2},
-                "boxpoints": "outliers",
-                "customdata": [index] * len(row["z"]),
-                "hovertemplate": (
+        trace: dict[str, Any] = {
+            "type": "box",
+            "name": name,
+            "marker": {"color": color, "size": 3},
+            "line": {"width": 1.2},
+            "showlegend": False,
+        }
+        if row.get("z") is not None:
+            trace.update(
+                y=row["z"],
+                x=[name] * len(row["z"]),
+                boxpoints="outliers",
+                customdata=[index] * len(row["z"]),
+                hovertemplate=(
                     "Judge " + escape_template(row["judge"]) + "<br>z = %{y:.2f}<extra></extra>"
                 ),
-                "showlegend": False,
-            }
-        )
+            )
+        elif row.get("box"):  # a big set: the box from its summary, no points
+            trace.update(x=[name], customdata=[index], **{k: [v] for k, v in row["box"].items()})
+        data.append(trace)
     aspect = escape_label(panel["aspect"])
     source = "the file's z" if panel["z_source"] == "given" else "per-judge (0,1) normalization"
     return figure(

@@ -9,8 +9,12 @@ judging app and are not copied here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from django.conf import settings
 from django.db import models
+from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
@@ -50,6 +54,12 @@ class JudgmentSet(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    revision = models.PositiveIntegerField(
+        default=0,
+        editable=False,
+        help_text="Raised whenever the set or one of its judgments is saved or deleted: with the "
+        "id it keys the cached panels, which then need not read the judgments.",
+    )
 
     class Meta:
         ordering = ["name"]
@@ -57,12 +67,22 @@ class JudgmentSet(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:  # an edit (the admin's): scales or attachment may have changed
+            self.revision += 1
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("humanscores:ranking", args=["set", self.pk])
 
     @property
     def attached(self) -> bool:
         return self.test_set_id is not None
+
+
+def judgments_changed(judgment_set_ids: Iterable[int]) -> None:
+    """Raise the revision of these sets: their judgments changed (see ``revision``)."""
+    JudgmentSet.objects.filter(pk__in=list(judgment_set_ids)).update(revision=F("revision") + 1)
 
 
 class ExternalJudgment(models.Model):
@@ -115,3 +135,14 @@ class ExternalJudgment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge}: {self.aspect} of {self.system} #{self.segment_key}"
+
+    # An import stores its judgments in bulk with the new set; any later change goes through
+    # these two (the admin), and must move the set's revision or a cached panel goes stale.
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        judgments_changed([self.judgment_set_id])
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        deleted = super().delete(*args, **kwargs)
+        judgments_changed([self.judgment_set_id])
+        return deleted

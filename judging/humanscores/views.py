@@ -44,6 +44,7 @@ from .services import JudgmentImportError, judgmentset_import_file
 
 VIEWS = ("raw", "normalized")
 JUDGMENTS_PER_PAGE = 100
+JUDGES_PER_PAGE = 200
 
 
 def _source(kind: str, pk: int) -> HumanSource:
@@ -131,14 +132,20 @@ def judge_bias(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         return render(request, "humanscores/judge_bias.html", context)
     panel = judge_bias_panel(source=source, aspect=context["aspect"])
     base = reverse("humanscores:judge_detail", args=[kind, pk])
+    links = [
+        f"{base}?{urlencode({'judge': row['judge'], 'aspect': context['aspect']})}"
+        for row in panel["judges"]
+    ]
+    # A WMT year has thousands of judges: the figures show them all, the table a page.
+    page = Paginator(list(zip(panel["judges"], links, strict=True)), JUDGES_PER_PAGE).get_page(
+        request.GET.get("page", 1)
+    )
     context.update(
         panel=panel,
         figure_levels=charts.judge_levels_figure(panel) if panel["has_raw"] else None,
         figure_z=charts.judge_z_figure(panel),
-        judge_links=[
-            f"{base}?{urlencode({'judge': row['judge'], 'aspect': context['aspect']})}"
-            for row in panel["judges"]
-        ],
+        judge_links=links,
+        page=page,
     )
     if not panel["has_raw"]:
         context["view"] = "normalized"

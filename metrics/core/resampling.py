@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,39 +70,80 @@ def paired_bootstrap(
         One test per ordered pair (a before b in name order); ``p`` is 1 with fewer than two
         common segments.
     """
-    systems = sorted(sentence)
-    segments = sorted({seg for scores in sentence.values() for seg in scores})
-    column = {seg: k for k, seg in enumerate(segments)}
-    h = np.full((len(systems), len(segments)), np.nan)
-    for row, system in enumerate(systems):
-        for seg, value in sentence[system].items():
-            h[row, column[seg]] = value
-    w = np.array([float(weights.get(seg, 0.0)) for seg in segments])
-    picks = np.random.default_rng(seed).integers(0, max(len(segments), 1), (samples, len(segments)))
-    # Resample weighted means through multiplicities: one matrix product for all pairs.
-    drawn = multiplicities(picks, len(segments)) if segments else np.zeros((samples, 0))
-    pairs = list(itertools.combinations(range(len(systems)), 2))
-    numerators = np.zeros((len(segments), len(pairs)))
-    denominators = np.zeros((len(segments), len(pairs)))
-    for column, (a, b) in enumerate(pairs):
-        mask = ~np.isnan(h[a]) & ~np.isnan(h[b]) & (w > 0)
-        weight = np.where(mask, w, 0.0)
-        numerators[:, column] = weight * np.where(mask, h[a] - h[b], 0.0)
-        denominators[:, column] = weight
-    with np.errstate(invalid="ignore", divide="ignore"):
-        resampled = (drawn @ numerators) / (drawn @ denominators)
-    tests = []
-    for column, (a, b) in enumerate(pairs):
-        n = int((denominators[:, column] > 0).sum())
-        if n < 2:
-            tests.append(PairTest(systems[a], systems[b], math.nan, 1.0, n))
-            continue
-        observed = float(numerators[:, column].sum() / denominators[:, column].sum())
-        values = resampled[:, column]
-        values = values[np.isfinite(values)]
-        below = float(np.mean(values <= 0.0))
-        above = float(np.mean(values >= 0.0))
-        tests.append(
-            PairTest(systems[a], systems[b], observed, min(1.0, 2.0 * min(below, above)), n)
+    return paired_bootstraps([sentence], weights, samples=samples, seed=seed)[0]
+
+
+def paired_bootstraps(
+    tables: Sequence[Mapping[str, Mapping[str, float]]],
+    weights: Mapping[str, float],
+    *,
+    samples: int = SIGNIFICANCE_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> list[list[PairTest]]:
+    """:func:`paired_bootstrap` of each table (a ranking's raw and its normalized scores), each
+    the test that function gives; tables of the same segments share one draw of resamples."""
+    prepared = [_PairTable(table, weights) for table in tables]
+    resampled: dict[int, FloatArray] = {}
+    by_segments: dict[tuple[str, ...], list[int]] = {}
+    for number, table in enumerate(prepared):
+        by_segments.setdefault(tuple(table.segments), []).append(number)
+    for segments, numbers in by_segments.items():
+        size = len(segments)
+        picks = np.random.default_rng(seed).integers(
+            0, max(size, 1), (samples, size), dtype=np.int32
         )
-    return tests
+        for number in numbers:
+            resampled[number] = np.empty((samples, len(prepared[number].pairs)))
+        # Blocks of resamples bound the multiplicity matrix (B × segments) to a few MB.
+        for start in range(0, samples, RESAMPLE_BLOCK):
+            block = picks[start : start + RESAMPLE_BLOCK]
+            drawn = multiplicities(block, size) if size else np.zeros((len(block), 0))
+            for number in numbers:
+                table = prepared[number]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    resampled[number][start : start + len(block)] = (drawn @ table.numerators) / (
+                        drawn @ table.denominators
+                    )
+    return [table.tests(resampled[number]) for number, table in enumerate(prepared)]
+
+
+RESAMPLE_BLOCK = 100
+"""Resamples of :func:`paired_bootstraps` multiplied at a time."""
+
+
+class _PairTable:
+    """One table's weighted score differences of every pair of systems, per segment."""
+
+    def __init__(self, sentence: Mapping[str, Mapping[str, float]], weights: Mapping[str, float]):
+        self.systems = sorted(sentence)
+        self.segments = sorted({seg for scores in sentence.values() for seg in scores})
+        column = {seg: k for k, seg in enumerate(self.segments)}
+        h = np.full((len(self.systems), len(self.segments)), np.nan)
+        for row, system in enumerate(self.systems):
+            scores = sentence[system]
+            h[row, [column[seg] for seg in scores]] = list(scores.values())
+        w = np.array([float(weights.get(seg, 0.0)) for seg in self.segments])
+        self.pairs = list(itertools.combinations(range(len(self.systems)), 2))
+        self.numerators = np.zeros((len(self.segments), len(self.pairs)))
+        self.denominators = np.zeros((len(self.segments), len(self.pairs)))
+        for number, (a, b) in enumerate(self.pairs):
+            mask = ~np.isnan(h[a]) & ~np.isnan(h[b]) & (w > 0)
+            weight = np.where(mask, w, 0.0)
+            self.numerators[:, number] = weight * np.where(mask, h[a] - h[b], 0.0)
+            self.denominators[:, number] = weight
+
+    def tests(self, resampled: FloatArray) -> list[PairTest]:
+        tests = []
+        for number, (a, b) in enumerate(self.pairs):
+            n = int((self.denominators[:, number] > 0).sum())
+            if n < 2:
+                tests.append(PairTest(self.systems[a], self.systems[b], math.nan, 1.0, n))
+                continue
+            observed = float(self.numerators[:, number].sum() / self.denominators[:, number].sum())
+            values = resampled[:, number]
+            values = values[np.isfinite(values)]
+            below = float(np.mean(values <= 0.0))
+            above = float(np.mean(values >= 0.0))
+            p = min(1.0, 2.0 * min(below, above))
+            tests.append(PairTest(self.systems[a], self.systems[b], observed, p, n))
+        return tests

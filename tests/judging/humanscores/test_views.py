@@ -234,3 +234,71 @@ def test_agreement_of_mqm_scores_says_why_there_is_no_kappa(client, toy_set, adm
     assert response.context["result"].kappa.value is None
     note = analysis.KAPPA_CONTINUOUS.format(scale=analysis.SCALE_NAMES["mqm"])
     assert escape(note) in response.content.decode()
+
+
+def test_a_cached_panel_is_served_without_reading_the_judgments(client, toy_set, admin_user):
+    """An imported set's id, creation time and revision key its panels: a warm page reads the
+    set's row, not its judgments (500,000 rows take seconds)."""
+    from django.contrib.admin.sites import site
+    from django.test import RequestFactory
+
+    from judging.humanscores.models import ExternalJudgment
+    from judging.humanscores.selectors import human_source_get, ranking_panel
+
+    client.force_login(admin_user)
+    assert client.get(reverse("humanscores:ranking", args=["set", toy_set.pk])).status_code == 200
+    source = human_source_get(kind="set", pk=toy_set.pk)
+    panel = ranking_panel(source=source, aspect=source.score_aspects[0], weighting="reference")
+    assert source.records._records is None  # served from the cache, judgments never read
+    assert panel["scores"].systems and panel["scores"].segments == []
+
+    tokens = [source.fingerprint]
+    judgment = ExternalJudgment.objects.filter(judgment_set=toy_set).first()
+    judgment.raw = (judgment.raw or 0.0) - 1.0
+    judgment.save()  # the admin's change form
+    tokens.append(human_source_get(kind="set", pk=toy_set.pk).fingerprint)
+    judgment.delete()
+    tokens.append(human_source_get(kind="set", pk=toy_set.pk).fingerprint)
+    admin = site._registry[ExternalJudgment]
+    admin.delete_queryset(
+        RequestFactory().post("/"), ExternalJudgment.objects.filter(judge="rater1")
+    )
+    tokens.append(human_source_get(kind="set", pk=toy_set.pk).fingerprint)
+    toy_set.refresh_from_db()
+    toy_set.metadata = {**toy_set.metadata, "scales": {}}
+    toy_set.save()
+    tokens.append(human_source_get(kind="set", pk=toy_set.pk).fingerprint)
+    assert len(set(tokens)) == len(tokens)
+    fresh = human_source_get(kind="set", pk=toy_set.pk)
+    again = ranking_panel(source=fresh, aspect=fresh.score_aspects[0], weighting="reference")
+    assert fresh.records._records is not None  # recomputed from the changed judgments
+    assert again["scores"].systems != panel["scores"].systems
+
+
+def test_a_big_bias_panel_draws_boxes_from_summaries_and_pages_its_table(
+    client, toy_set, admin_user, monkeypatch
+):
+    import numpy as np
+    from django.core.cache import cache
+
+    from judging.humanscores import selectors, views
+
+    client.force_login(admin_user)
+    url = reverse("humanscores:judge_bias", args=["set", toy_set.pk])
+    small = _figures(client.get(url))["fig-z"]["data"]
+    cache.clear()
+    monkeypatch.setattr(selectors, "JUDGE_BOX_POINTS_MAX", 1)
+    monkeypatch.setattr(views, "JUDGES_PER_PAGE", 1)
+    response = client.get(url, {"aspect": "mqm", "page": 2})
+    big = _figures(response)["fig-z"]["data"]
+    assert [trace["name"] for trace in big] == [trace["name"] for trace in small]
+    for points, summary in zip(small, big, strict=True):
+        assert "y" not in summary
+        z = np.asarray(points["y"])
+        q1, median, q3 = np.quantile(z, [0.25, 0.5, 0.75])
+        assert (summary["q1"], summary["median"], summary["q3"]) == ([q1], [median], [q3])
+        assert summary["lowerfence"][0] == z[z >= q1 - 1.5 * (q3 - q1)].min()
+        assert summary["upperfence"][0] == z[z <= q3 + 1.5 * (q3 - q1)].max()
+    rows = response.context["page"].object_list
+    assert len(rows) == 1 and rows[0][0]["judge"] == response.context["panel"]["judges"][1]["judge"]
+    assert "Page 2 of 2" in response.content.decode()
