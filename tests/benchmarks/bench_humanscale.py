@@ -23,10 +23,10 @@ i.e. 5,000 / 50,000 / 500,000):
   over the three sizes);
 * ``manage.py human_scores --name … --json --bootstrap 1000`` as a whole process at each size:
   loading the set, normalization, segment and system scores, 1,000 bootstrap resamples per
-  system; plus, in one ``manage.py shell`` at 100 B, the parts: loading the source (one query),
-  the panels' cache key (a digest of every judgment), ``source_human_scores`` (normalization +
-  ranking with 1,000 resamples), and the ranking panel's data (the scores again and the paired
-  bootstrap);
+  system; plus, in one ``manage.py shell`` at 100 B, the parts: loading the judgments (one
+  query), the panels' cache key (an imported set's id and revision), ``source_human_scores``
+  (normalization + ranking with 1,000 resamples), and the ranking panel's data (the scores
+  again and the paired bootstrap);
 * the three panels (ranking, judge bias, agreement) at 100 B through Django's test client, one
   process each, after a first page (imports and templates warm): cold (cache cleared) and warm
   (cached, best of 3), server time of the whole page;
@@ -279,6 +279,7 @@ import json, time
 from judging.humanscores import selectors
 started = time.perf_counter()
 source = selectors.human_source_by_name(name={name!r})
+judgments = len(list(source.records))  # an imported set reads its judgments on first use
 loaded = time.perf_counter()
 fingerprint = source.fingerprint
 fingerprinted = time.perf_counter()
@@ -552,7 +553,7 @@ def _database_rows(
         rows += [
             BenchRow(f"  load the set (one query), {label}", float(parts["load"]), note=shape),
             BenchRow(
-                f"  panel cache key (fingerprint of every judgment), {label}",
+                f"  panel cache key (the set's id and revision), {label}",
                 float(parts["fingerprint"]),
                 note="paid by every panel request, cached or not",
             ),
