@@ -25,6 +25,8 @@ from metrics.core.significance import SIGNIFICANCE_LEVEL
 
 OUTLIER = "#d97706"
 NORMAL = "#2563eb"
+CROWD = 200
+"""Judges beyond which the per-judge bars are drawn without gaps or outlines."""
 
 
 # ---------------------------------------------------------------- judge bias
@@ -36,6 +38,7 @@ def judge_levels_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
     names = [escape_label(row["judge"]) for row in judges]
     levels = panel["levels"]
     colors = level_colors(len(levels))
+    line = 0.5 if len(judges) <= CROWD else 0.0
     data = []
     for k, (label, color) in enumerate(zip(levels, colors, strict=True)):
         counts = [row["counts"][k] for row in judges]
@@ -48,7 +51,8 @@ def judge_levels_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
                 "name": escape_label(label),
                 "x": names,
                 "y": shares,
-                "marker": {"color": color, "line": {"color": "#ffffff", "width": 0.5}},
+                # Thousands of bars (a WMT year's judges) are thinner than their outlines.
+                "marker": {"color": color, "line": {"color": "#ffffff", "width": line}},
                 "customdata": [[index, count] for index, count in enumerate(counts)],
                 "hovertemplate": (
                     "Judge %{x}<br>Level " + escape_template(label) + ": %{customdata[1]} "
@@ -63,6 +67,7 @@ def judge_levels_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
         layout(
             f"Distribution of {aspect} scores per judge (raw levels)",
             barmode="stack",
+            bargap=0.15 if len(judges) <= CROWD else 0.0,
             xaxis=axis("Judge", type="category", tickangle=-45 if len(judges) > 12 else 0),
             yaxis=axis("Share of the judge's judgments (%)", range=[0, 100]),
             legend={"title": {"text": "Level"}, "traceorder": "reversed"},
@@ -71,41 +76,73 @@ def judge_levels_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def judge_z_figure(panel: Mapping[str, Any]) -> dict[str, Any]:
-    """Box plots of each judge's normalized scores; outlier judges in amber."""
-    data = []
-    for index, row in enumerate(panel["judges"]):
-        name = escape_label(row["judge"])
-        color = OUTLIER if row["outlier"] else NORMAL
-        trace: dict[str, Any] = {
-            "type": "box",
-            "name": name,
-            "marker": {"color": color, "size": 3},
-            "line": {"width": 1.2},
-            "showlegend": False,
-        }
-        if row.get("z") is not None:
-            trace.update(
-                y=row["z"],
-                x=[name] * len(row["z"]),
-                boxpoints="outliers",
-                customdata=[index] * len(row["z"]),
-                hovertemplate=(
-                    "Judge " + escape_template(row["judge"]) + "<br>z = %{y:.2f}<extra></extra>"
-                ),
-            )
-        elif row.get("box"):  # a big set: the box from its summary, no points
-            trace.update(x=[name], customdata=[index], **{k: [v] for k, v in row["box"].items()})
-        data.append(trace)
+    """Box plots of each judge's normalized scores; outlier judges in amber. Beyond
+    ``JUDGE_BOX_POINTS_MAX`` judgments the panel keeps each judge's box summary only: one trace
+    of boxes per colour, which a browser draws for thousands of judges where one trace per judge
+    would hang it."""
+    judges = panel["judges"]
+    if judges and judges[0].get("z") is None:
+        data = [
+            _summary_boxes(judges, outlier)
+            for outlier in (False, True)
+            if any(row["outlier"] == outlier and row.get("box") for row in judges)
+        ]
+    else:
+        data = [_point_box(index, row) for index, row in enumerate(judges)]
     aspect = escape_label(panel["aspect"])
     source = "the file's z" if panel["z_source"] == "given" else "per-judge (0,1) normalization"
     return figure(
         data,
         layout(
             f"Normalized {aspect} scores per judge ({source})",
-            xaxis=axis("Judge", type="category", tickangle=-45 if len(panel["judges"]) > 12 else 0),
+            xaxis=axis(
+                "Judge",
+                type="category",
+                tickangle=-45 if len(judges) > 12 else 0,
+                # the table's order, outlier judges in place (they are a trace of their own)
+                categoryorder="array",
+                categoryarray=[escape_label(row["judge"]) for row in judges],
+            ),
             yaxis=axis("z-score (judge mean 0, sd 1)", zeroline=True),
         ),
     )
+
+
+def _point_box(index: int, row: Mapping[str, Any]) -> dict[str, Any]:
+    name = escape_label(row["judge"])
+    return {
+        "type": "box",
+        "name": name,
+        "y": row["z"],
+        "x": [name] * len(row["z"]),
+        "marker": {"color": OUTLIER if row["outlier"] else NORMAL, "size": 3},
+        "line": {"width": 1.2},
+        "boxpoints": "outliers",
+        "customdata": [index] * len(row["z"]),
+        "hovertemplate": (
+            "Judge " + escape_template(row["judge"]) + "<br>z = %{y:.2f}<extra></extra>"
+        ),
+        "showlegend": False,
+    }
+
+
+def _summary_boxes(judges: Sequence[Mapping[str, Any]], outlier: bool) -> dict[str, Any]:
+    picked = [
+        (k, row) for k, row in enumerate(judges) if row["outlier"] == outlier and row.get("box")
+    ]
+    rows = [row for _, row in picked]
+    trace: dict[str, Any] = {
+        "type": "box",
+        "name": "outlier judges" if outlier else "judges",
+        "x": [escape_label(row["judge"]) for row in rows],
+        "customdata": [k for k, _ in picked],  # the judge's link, as each box's in point mode
+        "marker": {"color": OUTLIER if outlier else NORMAL},
+        "line": {"width": 1.2},
+        "showlegend": outlier,
+    }
+    for statistic in ("q1", "median", "q3", "lowerfence", "upperfence"):
+        trace[statistic] = [row["box"][statistic] for row in rows]
+    return trace
 
 
 # ---------------------------------------------------------------- agreement
