@@ -146,6 +146,7 @@ def judge_bias(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
         figure_z=charts.judge_z_figure(panel),
         judge_links=links,
         page=page,
+        pager_query=urlencode({"aspect": context["aspect"], "view": context["view"]}),
     )
     if not panel["has_raw"]:
         context["view"] = "normalized"
@@ -166,7 +167,13 @@ def judge_detail(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     page = Paginator(rows, JUDGMENTS_PER_PAGE).get_page(request.GET.get("page", 1))
     link_judgments_to_segments(source=source, rows=page.object_list)
     context = _context(request, source, "judges", source.aspects)
-    context.update(judge=judge, page=page, aspect=aspect, total=len(rows))
+    context.update(
+        judge=judge,
+        page=page,
+        aspect=aspect,
+        total=len(rows),
+        pager_query=urlencode({"judge": judge, "aspect": aspect}),
+    )
     return render(request, "humanscores/judge_detail.html", context)
 
 
