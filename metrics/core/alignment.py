@@ -8,7 +8,10 @@ CDCD-distance with long jumps, §9.3, Alg. 4.2 corrected). The grid follows the 
 
 The DP itself is the compiled kernel of :mod:`metrics.core.kernels`, used both for scores
 (:func:`edit_distances`: words mapped to integer ids once, many pairs packed per call) and for
-the grid that :func:`grid_and_path` backtraces (spec §9.6 tie-breaking).
+the grid that :func:`grid_and_path` backtraces (spec §9.6 tie-breaking). The kernels are
+imported inside those functions, not with this module: every error rate imports this module
+for :class:`Alignment`, and numba's import and cache loading (about 0.3–0.5 s) would otherwise
+be most of a one-off WER or TER score, which runs on rapidfuzz and never calls a kernel.
 
 Alignments are plain dataclasses; ``as_dict()`` gives JSON-serialisable dicts for drawing grids.
 ``operations`` are the edges of the word path (or PER's matched pairs, INVWER's leaves);
@@ -30,7 +33,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .kernels import NO_JUMP, distance_grid, packed_distances
+NO_JUMP = math.inf
+"""``kernels.NO_JUMP``, repeated here: this module must not import :mod:`.kernels` at import time."""
 
 FloatArray = npt.NDArray[np.float64]
 SubstitutionMatrix = Callable[[Sequence[str], Sequence[str]], FloatArray]
@@ -167,6 +171,8 @@ def edit_distances(
         start_fixed: path starts at (0, 0); otherwise anywhere in row 0 at no cost.
         end_fixed: path ends at (I, L); otherwise anywhere in row L.
     """
+    from .kernels import packed_distances  # numba: see the module docstring
+
     options = {
         "c_ins": c_ins,
         "c_del": c_del,
@@ -233,6 +239,8 @@ def grid_and_path(
     with a fixed start the deletion chain wins ties against the jump; with a free end the
     path ends in the smallest column attaining the minimum.
     """
+    from .kernels import distance_grid
+
     distance, grid = distance_grid(
         sub,
         c_ins=c_ins,
@@ -309,6 +317,8 @@ def optimal_edges(
     F(u) + c + B(v) = d. Long jumps are listed too (within a row, any column to any other).
     Edges come in the order of their target node (row, then column).
     """
+    from .kernels import distance_grid
+
     options = {"c_ins": c_ins, "c_del": c_del}
     jump = NO_JUMP if jump_cost is None else jump_cost
     distance, forward = distance_grid(

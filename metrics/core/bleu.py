@@ -35,7 +35,13 @@ from .complexity import (
     normalized_by_complexity,
 )
 from .explanation import Explanation, ngram_list, order_counts, pooled_counts
-from .ngrams import Candidates, NgramSpace, ReferenceCounts, resolve_references
+from .ngrams import (
+    Candidates,
+    NgramSpace,
+    ReferenceCounts,
+    distinct_segments,
+    resolve_references,
+)
 from .preprocessing import PAD_RULES, TOKENIZERS, pad
 from .reflength import BLEU_RULES, bleu_reference_choice, bleu_reference_length
 
@@ -250,10 +256,12 @@ class BLEU(TextMeasure):
     # -- the pipeline -------------------------------------------------------------
 
     def context(self, references: Sequence[Sequence[str]]) -> ReferenceCounts:
-        """Every reference of the test set, tokenized, numbered and counted once."""
+        """Every distinct reference list of the test set, tokenized, numbered and counted
+        once (:func:`~metrics.core.ngrams.distinct_segments`)."""
+        references = distinct_segments(references)
         tokens = self.segment_tokens(references)
         flat = [reference for segment in tokens for reference in segment]
-        space = NgramSpace(flat, self.max_order, self.max_order - 1)
+        space = NgramSpace(flat, self.max_order, self.max_order - 1, keep_references=True)
         orders = range(1, self.max_order + 1)
         return ReferenceCounts(space, references, tokens, orders, self.values["pad-rule"])
 

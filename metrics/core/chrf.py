@@ -26,7 +26,14 @@ import numpy.typing as npt
 
 from .base import MAX_NGRAM_ORDER, Measure, MeasureError, Option, Score, Statistics
 from .explanation import Explanation, OrderExplanation, ngram_list, order_counts
-from .ngrams import Candidates, IntArray, NgramSpace, ReferenceCounts, resolve_references
+from .ngrams import (
+    Candidates,
+    IntArray,
+    NgramSpace,
+    ReferenceCounts,
+    distinct_segments,
+    resolve_references,
+)
 
 PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 """Characters split off the start or end of a word for chrF++ (sacreBLEU ``_PUNCTS``)."""
@@ -159,17 +166,19 @@ class CHRF(Measure):
         return split_words(self._text(text))
 
     def context(self, references: Sequence[Sequence[str]]) -> ChrfContext:
-        """Character (and word) n-gram counts of every reference of the test set."""
+        """Character (and word) n-gram counts of every distinct reference list of the test
+        set (:func:`~metrics.core.ngrams.distinct_segments`)."""
+        references = distinct_segments(references)
         chars = [[self.characters(text) for text in segment] for segment in references]
         flat = [reference for segment in chars for reference in segment]
-        space = NgramSpace(flat, self.char_order, 0)
+        space = NgramSpace(flat, self.char_order, 0, keep_references=True)
         orders = range(1, self.char_order + 1)
         characters = ReferenceCounts(space, references, chars, orders, "none")
         if self.word_order == 0:
             return ChrfContext(characters, None)
         words = [[self.words(text) for text in segment] for segment in references]
         flat_words = [reference for segment in words for reference in segment]
-        word_space = NgramSpace(flat_words, self.word_order, 0)
+        word_space = NgramSpace(flat_words, self.word_order, 0, keep_references=True)
         word_orders = range(1, self.word_order + 1)
         return ChrfContext(
             characters, ReferenceCounts(word_space, references, words, word_orders, "none")

@@ -129,15 +129,14 @@ def read_inputs(
 def score_command(args: argparse.Namespace) -> dict[str, Any]:
     measure = build_measure(args)
     hypotheses, references, n_refs = read_inputs(args, measure)
-    stats = measure.statistics(hypotheses, references, measure.context(references))
-    score = measure.aggregate(stats, n_refs=n_refs)
+    score, sentences = measure.whole_score(hypotheses, references, n_refs, args.sentences)
     result: dict[str, Any] = {
         "measure": measure.name,
         "signature": str(score.signature),
         "score": _json_number(score.score),
     }
-    if args.sentences:
-        result["sentences"] = [_json_number(float(x)) for x in measure.sentence_scores(stats)]
+    if sentences is not None:
+        result["sentences"] = [_json_number(x) for x in sentences]
     for key in REPORTED_DETAILS:
         if key in score.details:
             value = score.details[key]

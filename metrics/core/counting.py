@@ -18,12 +18,15 @@ import numpy.typing as npt
 
 IntArray = npt.NDArray[np.int64]
 
-COMPILED_MIN_KEYS = 10_000_000
-"""Keys counted in a process after which it loads numba. numpy's counting is about 0.012 s
+COMPILED_MIN_KEYS = 200_000_000
+"""Keys counted in a process after which it loads numba. numpy's counting was about 0.012 s
 slower per 10^6 chrF keys than the compiled kernels (16 WMT17 systems, 7.5·10^7 keys: 3.7 s
-against 2.8 s), so numba's 0.7 s set-up equals some 6·10^7 keys of that; the switch at 10^7
-keeps a one-file chrF of 3,004 lines (7.9·10^6 keys) on numpy and loses little on the way
-to big inputs."""
+against 2.8 s), so numba's 0.7 s set-up equals some 6·10^7 keys of that; the switch was at
+10^7. But the command line now scores 2,048 segments at a time (``Measure.whole_score``),
+where numpy's sorts are small and fast: chrF of 48,064 lines (8.7·10^7 keys counted) took
+3.2-3.7 s on numpy against 3.7-4.6 s with numba, whose import and kernels also add 130 MB
+to the process. Processes that run many systems load numba anyway (workers warm it up);
+one that stays on numpy for 2·10^8 keys has lost at most about 2.4 s at the rate above."""
 
 _counted = 0
 

@@ -26,6 +26,7 @@ penalties, reference lengths) are unpadded token counts.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
@@ -180,11 +181,24 @@ def sorted_counts(values: IntArray) -> tuple[IntArray, IntArray]:
     return run_counts(sorted_keys(values))
 
 
+SORTED_LOOKUP_MIN = 4096
+"""Queries from which :func:`_lookup` sorts them first."""
+
+
 def _lookup(table: IntArray, raw: IntArray) -> IntArray:
     """Index of each ``raw`` value in the sorted ``table``, or UNKNOWN."""
     if len(table) == 0:
         return np.full(len(raw), UNKNOWN, dtype=np.int64)
-    index = np.searchsorted(table, raw)
+    if len(raw) >= SORTED_LOOKUP_MIN:
+        # numpy's binary search starts each search where the last one ended when the queries
+        # ascend, and then reads the table in order: sorting the queries first, searching and
+        # putting the answers back was 2.5 times as fast as searching in text order (one
+        # system's chrF 6-grams against its references' 158,000).
+        order = np.argsort(raw)
+        index = np.empty(len(raw), dtype=np.intp)
+        index[order] = np.searchsorted(table, raw[order])
+    else:
+        index = np.searchsorted(table, raw)
     index[index == len(table)] = 0
     return np.where(table[index] == raw, index, UNKNOWN)
 
@@ -201,6 +215,9 @@ class NgramSpace:
         max_order: highest m-gram order to number.
         pad: sentinels per side in layouts (``max_order − 1`` for m-gram measures, 1 for skip
             bigrams).
+        keep_references: keep the references' layout and m-gram numbers, found while
+            numbering, for the :class:`ReferenceCounts` built next (:meth:`take_references`),
+            which would otherwise number them all again.
     """
 
     def __init__(
@@ -209,6 +226,7 @@ class NgramSpace:
         max_order: int,
         pad: int,
         max_skip: int | None = None,
+        keep_references: bool = False,
     ) -> None:
         self.vocabulary = Vocabulary(references)
         self.max_order = max_order
@@ -219,8 +237,12 @@ class NgramSpace:
         self.prefixes: list[IntArray] = []
         # Per order from 2, the number of each raw key, where the key space is small enough.
         self.dense: list[npt.NDArray[np.int32] | None] = []
+        self._kept: tuple[Sequence[Sequence[str]], Padded, list[IntArray]] | None = None
         if max_skip is None:
-            self._build_tables(self.layout(references))
+            padded = self.layout(references)
+            keys = self._build_tables(padded)
+            if keep_references:
+                self._kept = (references, padded, keys)
         else:
             # A skip-bigram space: "order 2" numbers the skip bigrams (spec §6.6).
             self.max_order, self.pad = 2, 1
@@ -228,8 +250,11 @@ class NgramSpace:
             table = sorted_counts(raw[raw >= 0])[0]
             self.tables, self.prefixes = [table], [table // self.base]
 
-    def _build_tables(self, padded: Padded) -> None:
+    def _build_tables(self, padded: Padded) -> list[IntArray]:
+        """Number the m-grams of ``padded`` (the references), order by order; the numbers of
+        the m-gram at each position per order, as :meth:`keys` gives them."""
         keys = padded.ids
+        result = [keys]
         for order in range(2, self.max_order + 1):
             raw, inside = self._raw_keys(padded, keys, order)
             table = sorted_counts(raw[inside])[0]
@@ -245,6 +270,20 @@ class NgramSpace:
                 dense[table] = np.arange(len(table), dtype=np.int32)
             self.dense.append(dense)
             keys = self._number(order, raw, inside)
+            result.append(keys)
+        return result
+
+    def take_references(
+        self, sequences: Sequence[Sequence[str]]
+    ) -> tuple[Padded, list[IntArray]] | None:
+        """The layout and :meth:`keys` of the references numbered with ``keep_references``,
+        once (then the space lets go of them), if ``sequences`` are those very sequences."""
+        kept, self._kept = self._kept, None
+        if kept is None:
+            return None
+        references, padded, keys = kept
+        same = len(references) == len(sequences) and all(map(operator.is_, references, sequences))
+        return (padded, keys) if same else None
 
     def _number(self, order: int, raw: IntArray, inside: npt.NDArray[np.bool_]) -> IntArray:
         """Numbers of the m-grams with the given raw keys; UNKNOWN outside or not in the table."""
@@ -413,10 +452,20 @@ class ClippedCounts:
 class Candidates:
     """Candidate token sequences numbered in a space, with their m-gram counts per order."""
 
-    def __init__(self, space: NgramSpace, sequences: Sequence[Sequence[str]]) -> None:
+    def __init__(
+        self,
+        space: NgramSpace,
+        sequences: Sequence[Sequence[str]],
+        numbered: tuple[Padded, list[IntArray]] | None = None,
+    ) -> None:
+        """``numbered``: the layout and keys of ``sequences`` if already known
+        (:meth:`NgramSpace.take_references`)."""
         self.space = space
-        self.layout = space.layout(sequences)
-        self.keys = space.keys(self.layout) if space.max_skip is None else []
+        if numbered is not None:
+            self.layout, self.keys = numbered
+        else:
+            self.layout = space.layout(sequences)
+            self.keys = space.keys(self.layout) if space.max_skip is None else []
         self.lengths = self.layout.lengths
 
     def counts(self, order: int, rule: str) -> tuple[IntArray, IntArray, IntArray]:
@@ -469,7 +518,7 @@ class ReferenceCounts:
             [np.arange(len(segment), dtype=np.int64) for segment in tokens]
             or [np.zeros(0, dtype=np.int64)]
         )
-        refs = Candidates(space, flat)
+        refs = Candidates(space, flat, space.take_references(flat))
         self.pooled: dict[int, tuple[IntArray, IntArray]] = {}
         self.streams: dict[int, list[tuple[IntArray, IntArray, IntArray]]] = {}
         for order in orders:
@@ -478,7 +527,12 @@ class ReferenceCounts:
     def _count(self, refs: Candidates, order: int) -> None:
         n_types = self.space.size(order)
         pairs, counts, per_reference = refs.counts(order, self.rule)
-        self.pooled[order] = pooled_max(pairs, counts, self.segment_of, n_types)
+        if self.n_streams == 1 and len(self.segment_of) == self.n_segments:
+            # One reference per segment: reference r is segment r, and the pairs are already
+            # distinct and sorted, so pooling (a lexsort) would give them back unchanged.
+            self.pooled[order] = (pairs, counts)
+        else:
+            self.pooled[order] = pooled_max(pairs, counts, self.segment_of, n_types)
         streams = []
         reference_of = pairs // n_types
         for stream in range(self.n_streams):
@@ -547,4 +601,20 @@ def resolve_references(
         segments = context.locate(references)
         if segments is not None:
             return context, segments
-    return build(references), np.arange(len(references), dtype=np.int64)
+    counts = build(references)
+    if counts.n_segments == len(references):
+        return counts, np.arange(len(references), dtype=np.int64)
+    # A builder that counts each distinct reference list once (distinct_segments).
+    located = counts.locate(references)
+    assert located is not None, "references counted are the ones located"
+    return counts, located
+
+
+def distinct_segments(references: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Each distinct list of reference texts once, in the order of first occurrence.
+
+    :meth:`ReferenceCounts.locate` numbers a repeated segment as its first occurrence, so
+    counting the repeats is wasted work (the references of 16 systems concatenated into one
+    file are the test set's 16 times: 15/16 of the time and memory of the counts).
+    """
+    return [list(segment) for segment in dict.fromkeys(map(tuple, references))]

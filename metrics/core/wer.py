@@ -9,7 +9,9 @@ PER and CDER through the option ``substitution-cost-rule``:
   all cost-optimal character alignments (spec §5 [R]; ``abc``/``cab`` gives 0.5).
 
 With constant costs the distance comes from rapidfuzz's C++ Levenshtein on token lists; with
-word-dependent costs from the shared DP kernel of :mod:`metrics.core.alignment`.
+word-dependent costs from the shared DP kernel of :mod:`metrics.core.alignment`. numpy and
+that module (which brings numba) are imported where they are used: a command-line score with
+constant costs needs neither (:meth:`ErrorRateMeasure.whole_score`).
 Corpus WER equals jiwer's ``wer`` on the same tokens (Σ edits / Σ reference words) under the
 ``average`` rule with one reference.
 """
@@ -18,21 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
 from rapidfuzz.distance import Levenshtein
 
-from .alignment import (
-    Alignment,
-    SubstitutionMatrix,
-    edit_distances,
-    grid_and_path,
-    optimal_edges,
-    unit_substitution_matrix,
-)
 from .base import Option
 from .error_rate import REF_LENGTH_OPTION, TEXT_OPTIONS, ErrorRateMeasure, TokenPair
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from .alignment import Alignment, SubstitutionMatrix
 
 SUBSTITUTION_COST_RULES = ("none", "prefix", "levenshtein")
 
@@ -96,11 +95,15 @@ _WORD_COSTS = {
 
 def substitution_matrix_function(rule: str) -> SubstitutionMatrix:
     """The function building s(e_i, ẽ_l) for a pair under a ``substitution-cost-rule``."""
+    from .alignment import unit_substitution_matrix
+
     if rule == "none":
         return unit_substitution_matrix
     word_cost = _WORD_COSTS[rule]
 
     def matrix(hyp: Sequence[str], ref: Sequence[str]) -> npt.NDArray[np.float64]:
+        import numpy as np
+
         return np.array([[word_cost(h, r) for r in ref] for h in hyp], dtype=np.float64).reshape(
             len(hyp), len(ref)
         )
@@ -120,10 +123,22 @@ class WER(ErrorRateMeasure):
     }
 
     def pair_distances(self, pairs: Sequence[TokenPair]) -> npt.NDArray[np.float64]:
+        import numpy as np
+
+        from .alignment import edit_distances
+
         rule = self.values["substitution-cost-rule"]
         if rule == "none":
             return np.array([Levenshtein.distance(hyp, ref) for hyp, ref in pairs], dtype=float)
         return edit_distances(pairs, substitution_matrix_function(rule))
+
+    def plain_distances(self, pairs: Sequence[TokenPair]) -> list[float] | None:
+        """rapidfuzz's Levenshtein distances with constant costs; None with word costs (the
+        compiled kernel). Equal to the kernel's unit-cost distances (tested)."""
+        if self.values["substitution-cost-rule"] != "none":
+            return None
+        distance = Levenshtein.distance
+        return [float(distance(hyp, ref)) for hyp, ref in pairs]
 
     def align(self, hyp: str, ref: str, grid: bool = False, all_paths: bool = False) -> Alignment:
         """The Levenshtein grid's best path (ties: diagonal > insertion > deletion).
@@ -131,6 +146,8 @@ class WER(ErrorRateMeasure):
         ``all_paths`` adds ``extras["optimal_edges"]``: every grid edge on some co-optimal
         path (:func:`~metrics.core.alignment.optimal_edges`), the union of all best paths.
         """
+        from .alignment import Alignment, grid_and_path, optimal_edges
+
         hyp_tokens, ref_tokens = self.tokens(hyp), self.tokens(ref)
         sub = substitution_matrix_function(self.values["substitution-cost-rule"])(
             hyp_tokens, ref_tokens
