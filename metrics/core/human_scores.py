@@ -340,14 +340,15 @@ def bootstrap_intervals(
         return [None] * len(columns)
     w = np.asarray(weights, dtype=np.float64)
     weighted = [w * np.asarray(values, dtype=np.float64) for values in columns]
-    # int32 draws are the int64 draws (the same bounded 32-bit stream), in half the memory.
-    index = rng.integers(0, len(w), size=(samples, len(w)), dtype=_index_type(len(w)))
     means = np.empty((len(columns), samples))
     unweighted = bool(np.all(w == 1.0))
     # A resample of only zero-length segments has no mean; it is left out.
     with np.errstate(invalid="ignore", divide="ignore"):
         for start in range(0, samples, BOOTSTRAP_BLOCK):
-            block = index[start : start + BOOTSTRAP_BLOCK]
+            # Drawn block by block, the int32 draws are the one (samples × n) int64 draw of
+            # the plain formula (the same bounded 32-bit stream), without its 280 MB.
+            rows = min(BOOTSTRAP_BLOCK, samples - start)
+            block = rng.integers(0, len(w), size=(rows, len(w)), dtype=_index_type(len(w)))
             # n ones sum to n exactly, in any order: no gather needed for unit weights.
             total = np.full(len(block), float(len(w))) if unweighted else w[block].sum(axis=1)
             for column, wh in enumerate(weighted):
