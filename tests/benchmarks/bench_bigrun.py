@@ -34,9 +34,8 @@ STORAGE = """
 import json
 from django.db.models import Sum
 from django.db.models.functions import Length
-from metrics.models import MetricRun, SegmentStatistics
-run = MetricRun.objects.latest("pk")
-rows = SegmentStatistics.objects.all()
+from metrics.models import SegmentStatistics
+rows = SegmentStatistics.objects.all()  # the database holds this one run
 sizes = rows.aggregate(stats=Sum(Length("stats")), scores=Sum(Length("sentence_scores")))
 print(json.dumps({"chunks": rows.count(), **sizes}))
 """

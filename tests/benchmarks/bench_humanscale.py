@@ -298,8 +298,7 @@ print(json.dumps({{
 }}))
 """
 
-PANEL = """
-import json, time
+LOGGED_IN = """
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
@@ -310,7 +309,16 @@ user = User.objects.filter(username="bench").first() or User.objects.create_supe
 client = Client(SERVER_NAME="localhost")
 client.force_login(user)
 pk = JudgmentSet.objects.get(name={name!r}).pk
-assert client.get("/human/").status_code == 200  # a served process: imports, templates warm
+"""
+"""The panels' scripts start here: a superuser "bench" logged in to a test client, ``pk`` the
+set's id."""
+
+PANEL = (
+    """
+import json, time
+"""
+    + LOGGED_IN
+    + """assert client.get("/human/").status_code == 200  # a served process: imports, templates warm
 url = f"/human/set/{{pk}}/{page}"
 cache.clear()
 start = time.perf_counter()
@@ -325,6 +333,7 @@ for _ in range(3):
     assert again.status_code == 200, again.status_code
 print(json.dumps({{"cold": cold, "warm": min(warm), "bytes": len(response.content)}}))
 """
+)
 
 PANELS = (("ranking", ""), ("judge bias", "judges/"), ("agreement", "agreement/"))
 
@@ -382,19 +391,12 @@ def _panel_rows(env: dict[str, str], name: str, label: str) -> list[BenchRow]:
 
 # ---------------------------------------------------------------- profiles
 
-PROFILE_PANEL = """
+PROFILE_PANEL = (
+    """
 import cProfile, io, pstats, time, tracemalloc
-from django.contrib.auth import get_user_model
-from django.core.cache import cache
-from django.test import Client
-from judging.humanscores.models import JudgmentSet
-User = get_user_model()
-user = User.objects.filter(username="bench").first() or User.objects.create_superuser(
-    "bench", password="x")
-client = Client(SERVER_NAME="localhost")
-client.force_login(user)
-pk = JudgmentSet.objects.get(name={name!r}).pk
-client.get("/human/")
+"""
+    + LOGGED_IN
+    + """client.get("/human/")
 url = f"/human/set/{{pk}}/{page}"
 cache.clear()
 profile = cProfile.Profile()
@@ -411,6 +413,7 @@ client.get(url)
 current, peak = tracemalloc.get_traced_memory()
 print(f"tracemalloc: peak {{peak / 1e6:.0f}} MB during the cold page")
 """
+)
 
 PROFILE_IMPORT_MEMORY = """
 import tracemalloc
