@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from django.conf import settings
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Sum
 from django.utils import timezone
 
 from evaltrans.corpora.models import Candidate, Reference, Segment, System, TestSet
@@ -69,7 +69,7 @@ def run_list_rows(
 ) -> list[tuple[MetricRun, RunProgress | None]]:
     """The newest ``limit`` runs, each with its progress while it is active (else None).
 
-    At most six queries whatever the number of runs: the list, then ``runs_progress`` of the
+    At most seven queries whatever the number of runs: the list, then ``runs_progress`` of the
     active ones.
     """
     runs = list(run_list(test_set=test_set)[:limit])
@@ -247,20 +247,34 @@ class RunProgress:
 
 
 def _measure_times(
-    chunks: list[tuple[int, float, bool]], done: int, total: int, status: str
+    totals: ChunkTotals, done: int, total: int, status: str
 ) -> tuple[float, float | None]:
-    """Computing time of one measure: (elapsed, remaining) from its stored chunks.
-
-    ``chunks`` are (segments, seconds, stored since the run started) of every chunk row.
-    """
-    elapsed = sum(seconds for _, seconds, fresh in chunks if fresh)
+    """Computing time of one measure: (elapsed, remaining) from the totals of its stored chunks."""
     if done >= total or status == MetricRun.Status.DONE:
-        return elapsed, 0.0
-    segments = sum(size for size, _, _ in chunks)
-    if status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING) or not segments:
-        return elapsed, None
-    per_segment = sum(seconds for _, seconds, _ in chunks) / segments
-    return elapsed, (total - done) * per_segment
+        return totals.fresh_seconds, 0.0
+    if status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING) or not totals.segments:
+        return totals.fresh_seconds, None
+    return totals.fresh_seconds, (total - done) * totals.seconds / totals.segments
+
+
+@dataclass
+class ChunkTotals:
+    """Sums over stored chunk rows of one measure: segments, computing seconds, the seconds of
+    the rows stored since the run started, and when the latest row was stored."""
+
+    segments: int = 0
+    seconds: float = 0.0
+    fresh_seconds: float = 0.0
+    latest: datetime | None = None
+
+    def add(
+        self, segments: int, seconds: float, fresh_seconds: float, latest: datetime | None
+    ) -> None:
+        self.segments += segments
+        self.seconds += seconds
+        self.fresh_seconds += fresh_seconds
+        if latest is not None and (self.latest is None or latest > self.latest):
+            self.latest = latest
 
 
 @dataclass
@@ -274,14 +288,20 @@ class StoredWork:
     scored: set[tuple[int, str]]
     """(system id, signature) pairs with a stored system score."""
     chunks: dict[tuple[int, str, int, int], tuple[float, datetime]]
-    """(system id, signature, start, stop) of the stored chunk rows of the run's layout →
-    (computing seconds, time stored)."""
+    """(system id, signature, start, stop) of the stored chunk rows of the run's layout whose
+    (system, signature) has no score yet → (computing seconds, time stored)."""
+    scored_chunks: dict[str, ChunkTotals] = field(default_factory=dict)
+    """Signature → totals of the chunk rows of the run's layout whose (system, signature) has a
+    score: only their sums matter, so the database sums them."""
 
 
 def runs_stored_work(*, runs: Sequence[MetricRun]) -> dict[int, StoredWork]:
-    """What each run already has stored, by run id; four queries whatever the number of runs.
+    """What each run already has stored, by run id; five queries whatever the number of runs.
 
-    Chunk rows of another layout (a run with another chunk size) do not count here.
+    Chunk rows of another layout (a run with another chunk size) do not count here. The rows
+    of scored (system, signature) pairs, all of them once a run is done, are summed by the
+    database per (signature, chunk), one column set per run, rather than read: 24,000 rows of
+    a 2 M-candidate run took 0.35 s to read.
     """
     if not runs:
         return {}
@@ -306,14 +326,36 @@ def runs_stored_work(*, runs: Sequence[MetricRun]) -> dict[int, StoredWork]:
     )
     rows = SegmentStatistics.objects.filter(
         test_set_id__in=test_set_ids, system_id__in=system_ids, signature__in=signatures
-    ).values_list("test_set_id", "system_id", "signature", "start", "stop", "seconds", "created_at")
-    stored = list(rows)
+    )
+    has_score = Exists(
+        SystemScore.objects.filter(
+            test_set_id=OuterRef("test_set_id"),
+            system_id=OuterRef("system_id"),
+            signature=OuterRef("signature"),
+        )
+    )
+    open_rows = list(
+        rows.filter(~has_score)
+        .order_by()
+        .values_list(
+            "test_set_id", "system_id", "signature", "start", "stop", "seconds", "created_at"
+        )
+    )
+    totals = _scored_chunk_totals(rows.filter(has_score), runs, systems)
     result: dict[int, StoredWork] = {}
     for run in runs:
         own_systems = set(systems[run.pk])
         own_signatures = {item.signature for item in measures[run.pk]}
         layout = chunk_layout(run.segment_count, run.chunk_size)
         spans = set(layout)
+        scored_chunks: dict[str, ChunkTotals] = defaultdict(ChunkTotals)
+        for (test_set_id, signature, start, stop), sums in totals[run.pk]:
+            if (
+                test_set_id == run.test_set_id
+                and signature in own_signatures
+                and (start, stop) in spans
+            ):
+                scored_chunks[signature].add(*sums)
         result[run.pk] = StoredWork(
             measures=measures[run.pk],
             system_ids=systems[run.pk],
@@ -327,13 +369,45 @@ def runs_stored_work(*, runs: Sequence[MetricRun]) -> dict[int, StoredWork]:
             },
             chunks={
                 (system_id, signature, start, stop): (seconds, created)
-                for test_set_id, system_id, signature, start, stop, seconds, created in stored
+                for test_set_id, system_id, signature, start, stop, seconds, created in open_rows
                 if test_set_id == run.test_set_id
                 and system_id in own_systems
                 and signature in own_signatures
                 and (start, stop) in spans
             },
+            scored_chunks=dict(scored_chunks),
         )
+    return result
+
+
+def _scored_chunk_totals(
+    rows: QuerySet[SegmentStatistics], runs: Sequence[MetricRun], systems: dict[int, list[int]]
+) -> dict[int, list[tuple[tuple[int, str, int, int], tuple[int, float, float, datetime | None]]]]:
+    """Per run: ((test set, signature, start, stop), (segments, seconds, fresh seconds, latest))
+    over the run's systems; one grouped query for all runs."""
+    sums: dict[str, Any] = {}
+    for run in runs:
+        own = Q(system_id__in=systems[run.pk])
+        sums[f"n{run.pk}"] = Count("pk", filter=own)
+        sums[f"s{run.pk}"] = Sum("seconds", filter=own)
+        sums[f"t{run.pk}"] = Max("created_at", filter=own)
+        if run.started_at is not None:  # before its start no row is the run's own
+            sums[f"f{run.pk}"] = Sum("seconds", filter=own & Q(created_at__gte=run.started_at))
+    grouped = rows.order_by().values("test_set_id", "signature", "start", "stop").annotate(**sums)
+    result: dict[int, list] = {run.pk: [] for run in runs}
+    for group in grouped:
+        key = (group["test_set_id"], group["signature"], group["start"], group["stop"])
+        for run in runs:
+            count = group[f"n{run.pk}"]
+            if count:
+                segments = count * (key[3] - key[2])
+                sums_ = (
+                    segments,
+                    group[f"s{run.pk}"],
+                    group.get(f"f{run.pk}") or 0.0,
+                    group[f"t{run.pk}"],
+                )
+                result[run.pk].append((key, sums_))
     return result
 
 
@@ -341,7 +415,7 @@ def run_progress(*, run: MetricRun) -> RunProgress:
     """Segments done / total per measure, elapsed and estimated remaining time, and whether
     the run is stalled for want of a worker.
 
-    Four queries (``runs_stored_work``), five while the run is active (the workers'
+    Five queries (``runs_stored_work``), six while the run is active (the workers'
     heartbeat). A (system, signature) with a stored score counts as complete; otherwise the
     chunk rows of the run's layout count. The remaining time extrapolates the rate of the work
     done by this run (reused results do not count toward the rate). Per measure, the times are
@@ -351,7 +425,7 @@ def run_progress(*, run: MetricRun) -> RunProgress:
 
 
 def runs_progress(*, runs: Sequence[MetricRun]) -> dict[int, RunProgress]:
-    """``run_progress`` of several runs by run id, in the same five queries."""
+    """``run_progress`` of several runs by run id, in the same six queries."""
     work = runs_stored_work(runs=runs)
     heard = worker_last_seen() if any(_waits_on_workers(run) for run in runs) else None
     now = timezone.now()
@@ -380,6 +454,7 @@ def _worker_silence(
         return None
     signs = [run.created_at, run.dispatched_at, run.started_at, heard]
     signs.extend(created for _, created in work.chunks.values())
+    signs.extend(totals.latest for totals in work.scored_chunks.values())
     latest = max(sign for sign in signs if sign is not None)
     return max((now - latest).total_seconds(), 0.0)
 
@@ -398,11 +473,13 @@ def _progress(
     run: MetricRun, work: StoredWork, heard: datetime | None, now: datetime
 ) -> RunProgress:
     partial: dict[tuple[int, str], int] = defaultdict(int)
-    chunks: dict[str, list[tuple[int, float, bool]]] = defaultdict(list)
+    totals: dict[str, ChunkTotals] = defaultdict(ChunkTotals)
+    for signature, scored in work.scored_chunks.items():
+        totals[signature].add(scored.segments, scored.seconds, scored.fresh_seconds, None)
     for (system_id, signature, start, stop), (seconds, created) in work.chunks.items():
         partial[(system_id, signature)] += stop - start
         fresh = run.started_at is not None and created >= run.started_at
-        chunks[signature].append((stop - start, seconds, fresh))
+        totals[signature].add(stop - start, seconds, seconds if fresh else 0.0, None)
     per_system = run.segment_count
     total = per_system * len(work.system_ids)
     progress: list[MeasureProgress] = []
@@ -415,7 +492,7 @@ def _progress(
         )
         if run.status == MetricRun.Status.DONE:
             done = total
-        elapsed, remaining = _measure_times(chunks[item.signature], done, total, run.status)
+        elapsed, remaining = _measure_times(totals[item.signature], done, total, run.status)
         progress.append(
             MeasureProgress(item.measure, item.signature, done, total, elapsed, remaining)
         )

@@ -14,7 +14,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from metrics import measure_choices
 from metrics.core import get_metric
 from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, pack_floats
-from metrics.selectors.runs import run_progress, run_results, segment_arrays
+from metrics.selectors.runs import run_progress, run_results, runs_progress, segment_arrays
 from metrics.services import computation, dispatch, recovery, runs
 from tests.metrics.run_helpers import OUTPUTS, REFERENCES, choices, make_test_set
 
@@ -365,6 +365,59 @@ def test_progress_gives_each_measure_its_computing_time():
     SegmentStatistics.objects.filter(measure="per").update(seconds=0.004)
     per_times = [m["elapsed_s"] for m in run_progress(run=run).as_dict()["measures"]]
     assert per_times[1] == 0.004
+
+
+def test_progress_sums_the_chunks_of_scored_pairs_in_the_database(django_assert_num_queries):
+    """Once a (system, measure) has its score, the database sums its chunk rows, one set of
+    columns per run: the same figures as row by row, each run with its own start and systems,
+    chunks of another layout left out."""
+    test_set = make_test_set()
+    sys_a = test_set.systems.get(name="sys-a")
+    sys_b = test_set.systems.get(name="sys-b")
+    started = timezone.now() - timedelta(minutes=10)
+
+    def running(systems, start):
+        run = runs.metric_run_create(
+            test_set=test_set, systems=systems, measures=choices("wer", "per"), chunk_size=4
+        )
+        MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, started_at=start)
+        run.refresh_from_db()
+        return run
+
+    both = running([sys_a, sys_b], started)
+    only_a = running([sys_a], started + timedelta(seconds=8))
+    wer, per = both.measures.all()
+    later = started + timedelta(seconds=5)
+    store_chunk(both, sys_a, wer.signature, "wer", (0, 4), 2.0, later)
+    store_chunk(both, sys_a, wer.signature, "wer", (4, 8), 6.0, started + timedelta(seconds=10))
+    store_chunk(both, sys_a, wer.signature, "wer", (0, 3), 50.0, later)  # another layout
+    store_chunk(both, sys_b, wer.signature, "wer", (0, 4), 3.0, started - timedelta(hours=1))
+    store_chunk(both, sys_a, per.signature, "per", (0, 4), 1.0, later)
+    SystemScore.objects.create(
+        test_set=test_set, system=sys_a, signature=wer.signature, measure="wer", score=0.5
+    )
+
+    def times():
+        progress = runs_progress(runs=[both, only_a])
+        return {
+            run.pk: [
+                (m["done"], m["total"], m["elapsed_s"], m["remaining_s"])
+                for m in progress[run.pk].as_dict()["measures"]
+            ]
+            for run in (both, only_a)
+        }
+
+    with django_assert_num_queries(6):
+        summed = times()
+    assert summed == {
+        # wer: sys-a scored (8 + 6 s since the start), sys-b half done before it; 4 segments
+        # left at (2 + 6 + 3) s / 12 segments. per: 12 left at 1 s / 4 segments.
+        both.pk: [(12, 16, 8.0, 3.7), (4, 16, 1.0, 3.0)],
+        # Started 8 s later: only the chunk stored at +10 s is its own work.
+        only_a.pk: [(8, 8, 6.0, 0.0), (4, 8, 0.0, 1.0)],
+    }
+    SystemScore.objects.all().delete()
+    assert times() == summed  # row by row: the same
 
 
 # --- the broker is checked before the commit -----------------------------------------------

@@ -159,7 +159,7 @@ def test_finished_runs_are_never_stalled(status):
 def test_the_heartbeat_is_read_once_for_a_list_of_runs(django_assert_num_queries):
     active = [running_run(started=ago(minutes=5), name=f"set {k}") for k in range(3)]
     beat(minutes=4)
-    with django_assert_num_queries(5):  # runs_stored_work's four, and the heartbeat
+    with django_assert_num_queries(6):  # runs_stored_work's five, and the heartbeat
         progress = runs_progress(runs=active)
     assert all(item.stalled for item in progress.values())
 
