@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 REPEAT_MAX_MEAN_DIFF = 1.0
 """Mean |repeat - first| in levels from which a campaign's judge is inconsistent."""
@@ -98,6 +97,10 @@ def bad_reference_test(original: Sequence[float], degraded: Sequence[float]) -> 
     None with fewer than :data:`BAD_REF_MIN_PAIRS` bad references."""
     if len(degraded) < BAD_REF_MIN_PAIRS or not original:
         return None
+    # Imported here: scipy.stats takes a second to import, and every process of the site
+    # imports this module with the judging models.
+    from scipy import stats
+
     return float(stats.mannwhitneyu(original, degraded, alternative="greater").pvalue)
 
 

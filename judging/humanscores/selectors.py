@@ -56,7 +56,7 @@ NO_TEXTS_FOR_WEIGHTING = (
 CACHE_SECONDS = 3600
 JUDGE_BOX_POINTS_MAX = 50_000
 """Above this many judgments of an aspect the judge-bias boxes are drawn from summaries."""
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 """Part of the panel cache keys: raise it when the cached panel classes move or change, so a
 shared cache never hands out objects pickled under the old names."""
 

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from .resampling import multiplicities
 
@@ -71,6 +70,8 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> Correlation:
     ys = np.asarray(y, dtype=np.float64)
     if len(xs) < 2 or np.all(xs == xs[0]) or np.all(ys == ys[0]):
         return Correlation(math.nan, len(xs), math.nan)
+    from scipy import stats  # a second to import, which every human-score page would pay
+
     result = stats.pearsonr(xs, ys)
     return Correlation(float(result.statistic), len(xs), float(result.pvalue))
 

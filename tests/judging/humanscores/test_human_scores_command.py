@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from collections import defaultdict
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -239,3 +243,28 @@ def test_wmt21_da_import_and_scores_reproduce_the_official_files(tmp_path):
     official = {system_name(row[3]): float(row[1]) for row in systems}
     for row in default["systems"]:
         assert math.isclose(row["normalized"], official[row["system"]], abs_tol=1e-5)
+
+
+# The command's modules, loaded in a fresh interpreter: which heavy modules come with them.
+LOADED = """
+import json, sys
+import django
+django.setup()
+import judging.humanscores.management.commands.human_scores
+print(json.dumps(sorted(m for m in ("scipy", "scipy.stats") if m in sys.modules)))
+"""
+
+
+def test_the_command_starts_without_scipy():
+    """scipy.stats takes about a second to import and the human-score path never uses it: the
+    two modules that do (``judging.qc``, ``metrics.core.agreement``) import it where it runs."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED],
+        cwd=Path(__file__).resolve().parents[3],
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "evaltrans.settings.dev"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == []
