@@ -36,7 +36,7 @@ from metrics.core import Measure
 from metrics.measure_choices import RunError, measure_build
 from metrics.models import MetricRun, SegmentStatistics, SystemScore, pack_floats
 from metrics.selectors.hter import HterError, campaign_targeted, testset_postedit_campaign
-from metrics.selectors.runs import runs_stored_work, segment_arrays
+from metrics.selectors.runs import run_chunks_complete, runs_stored_work, segment_arrays
 from metrics.selectors.texts import system_candidates, testset_references
 from metrics.services.dispatch import chunks_send, finalize_send
 from metrics.services.runs import metric_run_transition
@@ -199,7 +199,7 @@ def metric_chunk_compute(
                 )
             )
         SegmentStatistics.objects.bulk_create(rows, ignore_conflicts=True)
-    if _chunks_complete(run):
+    if run_chunks_complete(run=run):
         finalize_send(run_id=run.pk)
     return len(rows)
 
@@ -219,11 +219,6 @@ def _targeted_references(
         raise RunError(POSTEDITS_CHANGED.format(name=campaign.name))
     system = System.objects.get(pk=system_id)
     return targeted.references(system=system.name, start=start, stop=stop)
-
-
-def _chunks_complete(run: MetricRun) -> bool:
-    chunks, _, _ = run_missing_work(run)
-    return not chunks
 
 
 @transaction.atomic

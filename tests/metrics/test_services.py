@@ -14,7 +14,13 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from metrics import measure_choices
 from metrics.core import get_metric
 from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, pack_floats
-from metrics.selectors.runs import run_progress, run_results, runs_progress, segment_arrays
+from metrics.selectors.runs import (
+    run_chunks_complete,
+    run_progress,
+    run_results,
+    runs_progress,
+    segment_arrays,
+)
 from metrics.services import computation, dispatch, recovery, runs
 from tests.metrics.run_helpers import OUTPUTS, REFERENCES, choices, make_test_set
 
@@ -418,6 +424,35 @@ def test_progress_sums_the_chunks_of_scored_pairs_in_the_database(django_assert_
     }
     SystemScore.objects.all().delete()
     assert times() == summed  # row by row: the same
+
+
+def test_a_run_is_complete_when_every_pair_has_its_score_or_all_its_chunks():
+    test_set = make_test_set()
+    sys_a = test_set.systems.get(name="sys-a")
+    sys_b = test_set.systems.get(name="sys-b")
+    run = runs.metric_run_create(
+        test_set=test_set, systems=[sys_a, sys_b], measures=choices("wer", "per"), chunk_size=4
+    )
+    wer, per = run.measures.all()
+    now = timezone.now()
+    for system in (sys_a, sys_b):
+        for span in [(0, 4), (4, 8)]:
+            store_chunk(run, system, wer.signature, "wer", span, 1.0, now)
+    store_chunk(run, sys_a, per.signature, "per", (0, 4), 1.0, now)
+    store_chunk(run, sys_a, per.signature, "per", (4, 8), 1.0, now)
+    store_chunk(run, sys_b, per.signature, "per", (0, 4), 1.0, now)
+    store_chunk(run, sys_b, per.signature, "per", (4, 7), 1.0, now)  # another layout
+    assert not run_chunks_complete(run=run)  # sys-b's per lacks (4, 8)
+    assert computation.run_missing_work(run)[0] == [(sys_b.pk, 4, 8)]
+    # A score stored by an earlier run counts as complete, without chunk rows of this layout.
+    SegmentStatistics.objects.filter(system=sys_b, measure="per").delete()
+    SystemScore.objects.create(
+        test_set=test_set, system=sys_b, signature=per.signature, measure="per", score=0.5
+    )
+    assert run_chunks_complete(run=run)
+    assert computation.run_missing_work(run)[0] == []
+    SegmentStatistics.objects.filter(system=sys_a, measure="wer", start=0).delete()
+    assert not run_chunks_complete(run=run)
 
 
 # --- the broker is checked before the commit -----------------------------------------------
