@@ -115,12 +115,20 @@ class AspectData:
         return list(zip(self.systems, self.segments, strict=True))
 
 
-def aspect_data(records: Sequence[JudgmentLike], aspect: str) -> AspectData:
-    """Columns of the records of ``aspect`` (every kind: normalization uses them all)."""
+def aspect_data(
+    records: Sequence[JudgmentLike], aspect: str, *, raw_complete: bool | None = None
+) -> AspectData:
+    """Columns of the records of ``aspect`` (every kind: normalization uses them all).
+
+    z is computed from the raw scores when every judgment of the aspect has one, else it is
+    the given z. ``raw_complete`` says so for the whole aspect when ``records`` are some
+    judges' only (a judge's z depends on that judge's scores alone); None: from ``records``."""
     rows = [record for record in records if record.aspect == aspect]
     raw = np.array([np.nan if r.raw is None else r.raw for r in rows], dtype=np.float64)
     judges = [r.judge for r in rows]
-    if rows and not np.isnan(raw).any():
+    if raw_complete is None:
+        raw_complete = bool(rows) and not np.isnan(raw).any()
+    if rows and raw_complete:
         z, source = normalize_by_judge(judges, raw.tolist()).z, "computed"
     else:
         z = np.array([np.nan if r.z_given is None else r.z_given for r in rows], dtype=np.float64)

@@ -158,9 +158,9 @@ def judge_bias(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
 def judge_detail(request: HttpRequest, kind: str, pk: int) -> HttpResponse:
     source = _source(kind, pk)
     judge = request.GET.get("judge", "")
-    if judge not in {record.judge for record in source.records}:
-        raise Http404("no such judge in this set")
     rows = judge_judgments(source=source, judge=judge)
+    if not rows:
+        raise Http404("no such judge in this set")
     aspect = _choice(request, "aspect", source.aspects, "")
     if aspect:
         rows = [row for row in rows if row["aspect"] == aspect]

@@ -12,7 +12,8 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from judging.humanscores import analysis
-from judging.humanscores.models import JudgmentSet
+from judging.humanscores.models import ExternalJudgment, JudgmentSet
+from judging.humanscores.selectors import human_source_by_name, judge_judgments
 
 pytestmark = pytest.mark.django_db
 
@@ -302,3 +303,43 @@ def test_a_big_bias_panel_draws_boxes_from_summaries_and_pages_its_table(
     rows = response.context["page"].object_list
     assert len(rows) == 1 and rows[0][0]["judge"] == response.context["panel"]["judges"][1]["judge"]
     assert "Page 2 of 2" in response.content.decode()
+
+
+@pytest.mark.parametrize("given_z", [False, True])
+def test_a_judges_page_reads_that_judge_alone_with_the_same_results(toy_set, given_z):
+    """A judge's page reads that judge's rows from the database, not the whole set: the same
+    rows, z and segment links as computed from all of the set's judgments, with z computed
+    from the raw scores or, once one judgment of the aspect lacks its raw score, given."""
+    rows = ExternalJudgment.objects.filter(judgment_set=toy_set)
+    if given_z:
+        for row in rows:
+            ExternalJudgment.objects.filter(pk=row.pk).update(z_given=row.raw / 7 - row.pk)
+        for aspect in set(rows.values_list("aspect", flat=True)):
+            rows.filter(pk=rows.filter(aspect=aspect).first().pk).update(raw=None)
+
+    def from_all_judgments(source, judge):
+        found = []
+        for aspect in source.aspects:
+            data = analysis.aspect_data(list(source.records), aspect)
+            assert data.z_source == ("given" if given_z else "computed")
+            for k, name in enumerate(data.judges):
+                if name == judge:
+                    segment = data.segments[k]
+                    link = source.segment_links.get(segment)
+                    found.append((data.systems[k], segment, aspect, data.z[k], link))
+        return sorted(found)
+
+    judges = sorted(set(rows.values_list("judge", flat=True)))
+    assert len(judges) > 1
+    for judge in judges:
+        source = human_source_by_name(name="toy mqm")
+        got = judge_judgments(source=source, judge=judge)
+        assert not source.records._records  # the set's judgments were not all read
+        assert got
+        assert all(row["segment_pk"] for row in got)
+        found = [
+            (row["system"], row["segment"], row["aspect"], row["z"], row["segment_pk"])
+            for row in got
+        ]
+        assert sorted(found) == from_all_judgments(source, judge)
+    assert judge_judgments(source=source, judge="nobody") == []
