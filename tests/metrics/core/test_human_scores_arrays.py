@@ -117,3 +117,18 @@ def test_a_candidate_of_many_judgments_is_summed_exactly():
     ] + [J("s", "2", f"j{k}", "x", 0.0, None) for k in range(4)]
     result = human_scores(records, aspect="x", weighting="none", bootstrap_samples=0)
     assert result.segments[0].raw == pytest.approx(0.5)
+
+
+def test_sentence_scores_are_made_when_first_read():
+    """The system scores alone leave the sentence scores unmade; read, they are the same
+    list however they are reached (index, slice, iteration, comparison)."""
+    records = [J(f"s{k % 3}", str(k % 7), f"j{k % 4}", "x", float(k % 11), None) for k in range(60)]
+    result = human_scores(records, aspect="x", weighting="none", bootstrap_samples=10)
+    result.as_dict()
+    assert result.segments._scores is None
+    assert len(result.segments) == 21
+    made = list(result.segments)
+    assert result.segments == made and made == list(result.segments)
+    assert result.segments[3] == made[3] and result.segments[2:5] == made[2:5]
+    assert result.as_dict(segments=True)["segments"] == [score.as_dict() for score in made]
+    assert result.segments != made[:-1]
