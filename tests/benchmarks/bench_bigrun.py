@@ -9,7 +9,7 @@ measures) from scratch; the time is the run's own (created to finished). Rows: t
 run, its throughput, the size of the stored statistics and sentence scores per (segment,
 measure, system), and the results page on the finished run.
 
-One run takes some 20-40 minutes on 2 cores, so the module runs only when
+One run takes some 15-40 minutes on 2 cores (14 idle on 2026-11-28), so the module runs only when
 ``EVALTRANS_BENCH_BIGRUN=1``; ``EVALTRANS_BENCH_BIGRUN_SEGMENTS`` (default 100,000) sets the
 size. Issue 16's target: 12 measures on 20 × 100,000 with 2 workers; the results page
 < 200 ms.
@@ -63,7 +63,7 @@ print(json.dumps([min(best), min(page), r.status_code]))
 
 def run() -> list[BenchRow]:
     if os.environ.get("EVALTRANS_BENCH_BIGRUN") != "1":
-        print("bench_bigrun: 20-40 minutes; set EVALTRANS_BENCH_BIGRUN=1 to run it; skipped")
+        print("bench_bigrun: 15-40 minutes; set EVALTRANS_BENCH_BIGRUN=1 to run it; skipped")
         return []
     root = bench_import._data_root()
     if not (root / "newstest2017-ende-ref.de.gz").exists():
