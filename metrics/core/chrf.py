@@ -230,9 +230,7 @@ class CHRF(Measure):
     ) -> Statistics:
         """The statistics of the reference with the best sentence score (first on ties)."""
         if per_stream.shape[1] == 1:
-            # No segment at all has no reference stream either: (0, 0) masks nothing.
-            first = present[:, :1] if present.shape[1] else np.zeros((len(present), 1), bool)
-            return per_stream[:, 0, :] * first
+            return per_stream[:, 0, :] * present[:, :1]
         best = np.zeros((per_stream.shape[0], per_stream.shape[2]))
         for k in range(per_stream.shape[0]):
             best_score = -1.0

@@ -552,9 +552,10 @@ class ReferenceCounts:
         return np.array(numbers, dtype=np.int64)
 
     def has_stream(self, segments: IntArray) -> npt.NDArray[np.bool_]:
-        """(segments × streams) mask: does segment k have an r-th reference?"""
+        """(segments × streams) mask: does segment k have an r-th reference? At least one
+        column, all False without any reference, as the per-stream arrays it masks keep one."""
         counts = np.array([len(self.lengths[g]) for g in segments], dtype=np.int64)
-        return np.arange(self.n_streams)[None, :] < counts[:, None]
+        return np.arange(max(self.n_streams, 1))[None, :] < counts[:, None]
 
     def clip(
         self, candidates: Candidates, order: int, segments: IntArray, stream: int | None = None

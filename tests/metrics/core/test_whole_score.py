@@ -124,8 +124,9 @@ def test_plain_rows_only_for_two_column_rows() -> None:
 
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_empty_test_set(name: str) -> None:
-    # chrF's statistics once refused an empty test set (a broadcasting error of its (0, 0)
-    # reference mask); every measure scores one, by whole_score as by its statistics.
+    # chrF's statistics once refused an empty test set (a broadcasting error: the reference
+    # mask had no column without references); every measure scores one, by whole_score as by
+    # its statistics.
     measure = get_metric(name)()
     statistics = measure.statistics([], [], measure.context([]))
     assert len(statistics) == 0
