@@ -148,7 +148,7 @@ class SegmentStatistics(models.Model):
         indexes = [
             # Covers the progress of a run (``runs_stored_work``): its sums per chunk come from
             # the index in chunk order, without reading the packed arrays of every row (24,000
-            # rows of a 2 M-candidate run: 0.10 s → 0.05 s). Its prefix serves the other
+            # chunk rows: 0.10 s → 0.05 s, with the sums). Its prefix serves the other
             # reads of a (test set, signature).
             models.Index(
                 fields=[

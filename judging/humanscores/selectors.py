@@ -621,9 +621,7 @@ def judge_judgments(*, source: HumanSource, judge: str) -> list[dict[str, Any]]:
     rows = []
     for aspect in source.aspects:
         data = analysis.aspect_data(records, aspect, raw_complete=source.raw_complete(aspect))
-        for k, name in enumerate(data.judges):
-            if name != judge:
-                continue
+        for k in range(len(data.judges)):  # all of them the judge's
             raw = float(data.raw[k])
             rows.append(
                 {

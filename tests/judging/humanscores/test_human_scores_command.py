@@ -261,7 +261,7 @@ def test_the_command_starts_without_scipy():
     done = subprocess.run(
         [sys.executable, "-c", LOADED],
         cwd=Path(__file__).resolve().parents[3],
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "evaltrans.settings.dev"},
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "evaltrans.settings.test"},
         capture_output=True,
         text=True,
         check=True,
