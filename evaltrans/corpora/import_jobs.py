@@ -17,9 +17,9 @@ database: on SQLite that transaction holds the write lock, and on any database i
 invisible to others until it commits. They go to ``progress.json`` beside the uploaded files,
 which :func:`~evaltrans.corpora.selectors.corpus_import_progress` reads while the import runs.
 
-The task is sent by name (``IMPORT_TASK``) once the transaction that created the job commits,
-so this module never imports ``evaltrans.corpora.tasks``: the dependency points one way, as in
-``metrics.services.dispatch``.
+The task is sent by name (``dispatch.IMPORT_TASK``) once the transaction that created the job
+commits, so this module never imports ``evaltrans.corpora.tasks``: the dependency points one
+way, as in ``metrics.services.dispatch``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from celery import Task
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files import File
@@ -43,8 +42,8 @@ from django.db import transaction
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
-from evaltrans.celery import app
-
+from . import dispatch
+from .dispatch import IMPORT_TASK, SEND_RETRY_POLICY
 from .formats.base import CorpusFormatError, InputFile
 from .models import CorpusImport
 from .parsing import CorpusInputError, CorpusInputs, max_segments, parse_corpus
@@ -52,10 +51,8 @@ from .services import CorpusImportError, testset_import
 
 logger = logging.getLogger(__name__)
 
-IMPORT_TASK = "corpora.import_execute"
 PROGRESS_EVERY_S = 0.5
 DEFAULT_BACKGROUND_BYTES = 5 * 1024 * 1024
-SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
 
 PHASE_PARSING = "parsing"
 PHASE_STORING = "storing"
@@ -153,17 +150,9 @@ def corpus_import_start(*, corpus_import: CorpusImport) -> CorpusImport:
     return CorpusImport.objects.get(pk=import_id)
 
 
-def _task(name: str) -> Task:
-    """The registered task ``name``; a process that has not imported the task modules yet (the
-    web server) imports them first."""
-    if name not in app.tasks:
-        app.autodiscover_tasks(force=True)
-    return app.tasks[name]
-
-
 def _send(import_id: int) -> None:
     try:
-        _task(IMPORT_TASK).apply_async(
+        dispatch.task(IMPORT_TASK).apply_async(
             args=[import_id], retry=True, retry_policy=dict(SEND_RETRY_POLICY)
         )
     except (KombuError, OSError) as error:

@@ -22,6 +22,10 @@ class TestSet(models.Model):
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
+    words_indexed = models.BooleanField(
+        default=False,
+        help_text="Every segment has its SegmentWords row: the search may ask the text index.",
+    )
 
     class Meta:
         ordering = ["name", "-version"]
@@ -68,6 +72,24 @@ class Segment(models.Model):
     @property
     def number(self) -> int:
         return self.index + 1
+
+
+class SegmentWords(models.Model):
+    """The distinct words of a segment's source, references and candidates, one space apart:
+    the document of the search's text index (PostgreSQL: a trigram GIN index on
+    ``UPPER(words)``; SQLite: an FTS5 trigram table over this one; migration ``0005``).
+
+    Built by a worker after the import (``testset_words_index``), never in the import's
+    transaction, and only read as a prefilter: the search still checks every text it shows.
+    """
+
+    segment = models.OneToOneField(
+        Segment, on_delete=models.CASCADE, primary_key=True, related_name="words"
+    )
+    words = models.TextField()
+
+    def __str__(self) -> str:
+        return f"words of {self.segment_id}"
 
 
 class Reference(models.Model):

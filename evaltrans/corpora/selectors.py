@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from .formats.base import CorpusData, EvaluationData, SegmentData
 from .models import Candidate, CorpusImport, RawEvaluation, Reference, Segment, System, TestSet
+from .text_index import indexed_matches, query_words
 
 SEGMENTS_PER_PAGE = 20
 EXPORT_CHUNK = 5000
@@ -132,6 +133,7 @@ def segment_browser_url(*, test_set: TestSet, index: int) -> str:
 
 SEARCH_WINDOW = 250
 SEARCH_WINDOW_MAX = 4_000
+SEARCH_INDEX_MAX = 4_000  # segments the text index may propose for checking at once
 
 
 def _search(
@@ -145,42 +147,68 @@ def _search(
 ) -> list[Segment]:
     """Up to ``limit`` segments whose source, a reference or a candidate contains ``query``
     (any case): after index ``after`` in index order, or before index ``before`` in reverse
-    order, read window by window of indexes (``SEARCH_WINDOW`` segments, doubled up to
-    ``SEARCH_WINDOW_MAX``) until enough are found.
+    order.
 
-    Each window is three plain queries: its segments through the ``(test_set, index)`` index,
-    then the references and candidates of exactly those segment ids through their segment
-    indexes. One query over the whole set with ``EXISTS`` subqueries was planned by
-    PostgreSQL as a scan of every text of every test set (2-6 s on 2 M candidates) even when
-    the page of matches was at hand. A word found nowhere still reads every text of the set
-    (there is no text index), window after window.
+    The first window of ``SEARCH_WINDOW`` segments is read and checked (a common word fills
+    the page there). Then, when the set's words are indexed (``text_index``), the index
+    proposes the segments of the rest of the range that hold every word of the query; if
+    they are at most ``SEARCH_INDEX_MAX``, only they are checked, window by window, and a word
+    found nowhere costs one look-up. Otherwise the set is read window by window of indexes
+    (doubling up to ``SEARCH_WINDOW_MAX``) until enough are found.
+
+    Each window is three plain queries: its segments, then the references and candidates of
+    exactly those segment ids through their segment indexes. One query over the whole set
+    with ``EXISTS`` subqueries was planned by PostgreSQL as a scan of every text of every
+    test set (2-6 s on 2 M candidates) even when the page of matches was at hand.
     """
+    forward = before is None
+    low, high = (0 if after is None else after + 1, last + 1) if forward else (0, before)
+    high = min(high, last + 1)
+    words = query_words(query) if test_set.words_indexed else []
     found: list[tuple[int, int]] = []
     window = SEARCH_WINDOW
-    low = high = 0
-    if before is None:
-        low = 0 if after is None else after + 1
-    else:
-        high = min(before, last + 1)
-    while len(found) < limit and (low <= last if before is None else high > 0):
-        if before is None:
-            high = low + window
-            found += _window_hits(test_set, query, low, high)[: limit - len(found)]
-            low = high
-        else:
-            low = max(high - window, 0)
-            found += _window_hits(test_set, query, low, high)[::-1][: limit - len(found)]
-            high = low
+    while len(found) < limit and low < high:
+        span = test_set.segments.filter(
+            index__gte=low if forward else max(high - window, low),
+            index__lt=min(low + window, high) if forward else high,
+        )
+        hits = _window_hits(query, span)
+        found += (hits if forward else hits[::-1])[: limit - len(found)]
+        low, high = (min(low + window, high), high) if forward else (low, max(high - window, low))
         window = min(2 * window, SEARCH_WINDOW_MAX)
+        if words and len(found) < limit and low < high:
+            proposed = indexed_matches(test_set, words, low, high, cap=SEARCH_INDEX_MAX)
+            if proposed is not None:
+                found += _check_proposed(
+                    query, proposed if forward else proposed[::-1], limit - len(found)
+                )
+                break
+            words = []
     by_id = test_set.segments.in_bulk([pk for _, pk in found])
     return [by_id[pk] for _, pk in found]
 
 
-def _window_hits(test_set: TestSet, query: str, low: int, high: int) -> list[tuple[int, int]]:
-    """(index, id) of the matching segments with ``low <= index < high``, in index order."""
+def _check_proposed(
+    query: str, proposed: list[tuple[int, int]], limit: int
+) -> list[tuple[int, int]]:
+    """The first ``limit`` true matches among the (index, id) the text index proposed, in the
+    given order, checked window by window."""
+    found: list[tuple[int, int]] = []
+    start, window = 0, SEARCH_WINDOW
+    while len(found) < limit and start < len(proposed):
+        ids = {pk for _, pk in proposed[start : start + window]}
+        hits = {pk for _, pk in _window_hits(query, Segment.objects.filter(pk__in=ids))}
+        found += [item for item in proposed[start : start + window] if item[1] in hits]
+        start += window
+        window = min(2 * window, SEARCH_WINDOW_MAX)
+    return found[:limit]
+
+
+def _window_hits(query: str, segments: QuerySet[Segment]) -> list[tuple[int, int]]:
+    """(index, id) of ``segments`` whose source, a reference or a candidate contains
+    ``query`` (any case), in index order."""
     window = list(
-        test_set.segments.filter(index__gte=low, index__lt=high)
-        .order_by("index")
+        segments.order_by("index")
         .annotate(hit=ExpressionWrapper(Q(source__icontains=query), output_field=BooleanField()))
         .values_list("index", "pk", "hit")
     )

@@ -23,11 +23,13 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
 from .bulk import insert_rows
+from .dispatch import words_index_send
 from .formats import FORMATS
 from .formats.base import CorpusData, SegmentData
 from .formats.reading import is_blank, unstorable_problem
-from .models import Candidate, RawEvaluation, Reference, Segment, System, TestSet
+from .models import Candidate, RawEvaluation, Reference, Segment, SegmentWords, System, TestSet
 from .selectors import testset_corpus_data
+from .text_index import index_available, segment_words
 
 DUPLICATE_CONTENT = (
     "this content is already stored as test set '{name}' version {version}; nothing was imported"
@@ -166,6 +168,7 @@ def testset_import(
     except IntegrityError as error:  # a concurrent import stored its test set after our checks
         raise CorpusImportError(_collision_message(test_set)) from error
     _store_texts(test_set, corpus, progress)
+    words_index_send(test_set_id=test_set.pk)
     return ImportResult(test_set=test_set, new_version_of_existing=latest is not None)
 
 
@@ -285,6 +288,68 @@ def _store_batch(ids: list[int], batch: list[SegmentData], systems: dict[str, in
     insert_rows(Reference, ("segment_id", "label", "text"), references)
     insert_rows(Candidate, ("system_id", "segment_id", "text"), candidates)
     RawEvaluation.objects.bulk_create(evaluations, batch_size=BULK_BATCH)
+
+
+def testset_words_index(*, test_set_id: int) -> int:
+    """Store the ``SegmentWords`` of every segment of a test set (the search's text index),
+    ``BULK_BATCH`` segments per transaction, then mark the set indexed. Returns the number of
+    segments indexed by this call (0: the set is gone or already indexed, or the database has
+    no text index: SQLite without FTS5).
+
+    Each batch commits on its own, so the SQLite write lock is never held for long (an import
+    or a judge's submission waits for one batch at most), and an interrupted build goes on
+    after the last stored batch. Two builds of one set at once: the second finds the first's
+    rows (a conflict), starts again after them, and the set is marked indexed once.
+    """
+    test_set = TestSet.objects.filter(pk=test_set_id).first()
+    if test_set is None or test_set.words_indexed or not index_available():
+        return 0
+    indexed = 0
+    while True:
+        try:
+            indexed += _index_words_after(test_set, _words_indexed_until(test_set))
+            break
+        except IntegrityError:  # another build stored the same batch first
+            continue
+    TestSet.objects.filter(pk=test_set.pk).update(words_indexed=True)
+    return indexed
+
+
+def _words_indexed_until(test_set: TestSet) -> int:
+    """The index where the build goes on: the end of the last batch stored, batches being
+    whole and stored in index order."""
+    last = SegmentWords.objects.filter(segment__test_set=test_set).aggregate(
+        last=Max("segment__index")
+    )["last"]
+    return 0 if last is None else (last // BULK_BATCH + 1) * BULK_BATCH
+
+
+def _index_words_after(test_set: TestSet, start: int) -> int:
+    indexed = 0
+    while True:
+        stop = start + BULK_BATCH
+        texts = {
+            pk: [source]
+            for pk, source in test_set.segments.filter(index__gte=start, index__lt=stop)
+            .order_by()
+            .values_list("pk", "source")
+        }
+        if not texts:
+            return indexed
+        for model in (Reference, Candidate):
+            rows = model.objects.filter(
+                segment__test_set=test_set, segment__index__gte=start, segment__index__lt=stop
+            )
+            for segment_id, text in rows.order_by().values_list("segment_id", "text"):
+                texts[segment_id].append(text)
+        with transaction.atomic():
+            insert_rows(
+                SegmentWords,
+                ("segment_id", "words"),
+                [(pk, segment_words(segment_texts)) for pk, segment_texts in texts.items()],
+            )
+        indexed += len(texts)
+        start = stop
 
 
 def testset_export(*, test_set: TestSet, export_format: str, out_dir: Path) -> list[Path]:

@@ -24,7 +24,7 @@ from django.db import InterfaceError, OperationalError
 
 from evaltrans.celery import app
 
-from . import import_jobs
+from . import dispatch, import_jobs, services
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class ImportTask(app.Task):
 
 @app.task(
     base=ImportTask,
-    name=import_jobs.IMPORT_TASK,
+    name=dispatch.IMPORT_TASK,
     autoretry_for=RETRY_ON,
     retry_backoff=2,
     retry_backoff_max=60,
@@ -89,3 +89,19 @@ class ImportTask(app.Task):
 )
 def corpus_import_execute_task(import_id: int) -> str:
     return import_jobs.corpus_import_execute(import_id=import_id).status
+
+
+@app.task(
+    name=dispatch.WORDS_INDEX_TASK,
+    autoretry_for=RETRY_ON,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=5,
+    soft_time_limit=time_limit_s(),
+    time_limit=time_limit_s() + 60,
+)
+def testset_words_index_task(test_set_id: int) -> int:
+    """Index a test set's words for the search (after its import): batches commit one by one,
+    so a retry or a second delivery goes on where the last stopped."""
+    return services.testset_words_index(test_set_id=test_set_id)

@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from evaltrans.corpora import import_jobs, services, tasks, views
+from evaltrans.corpora import dispatch, import_jobs, services, tasks, views
 from evaltrans.corpora.formats.base import CorpusData, SegmentData
 from evaltrans.corpora.models import (
     Candidate,
@@ -33,6 +33,7 @@ from evaltrans.corpora.models import (
     TestSet,
 )
 from evaltrans.corpora.services import testset_export, testset_import
+from evaltrans.corpora.text_index import index_available
 
 from .bad_inputs import BAD_INPUTS, VALID, BadInput, database_counts
 from .test_views import post_files
@@ -93,12 +94,14 @@ def test_background_import_stores_the_same_rows_as_the_request(
     with django_capture_on_commit_callbacks(execute=True) as sent:
         response = post_files(client, VALID[import_format])
     job = CorpusImport.objects.exclude(pk=in_request.pk).get()
-    assert (job.background, len(sent)) == (True, 1)
+    # The import's task, then (registered by the import) the search index's.
+    assert (job.background, len(sent)) == (True, 2)
     assert response.status_code == 302
     assert response.url == job.get_absolute_url()
     job.refresh_from_db()
     assert job.status == CorpusImport.Status.DONE, job.message
     assert rows() == expected
+    assert job.test_set.words_indexed == index_available()
     assert stored_upload_files() == []  # the uploaded files are deleted after the import
 
 
@@ -200,7 +203,7 @@ def test_a_broker_that_cannot_be_reached_fails_the_job_with_a_message(
         def apply_async(self, *args, **kwargs):
             raise KombuOperationalError("connection refused")
 
-    monkeypatch.setattr(import_jobs, "_task", lambda name: Unreachable())
+    monkeypatch.setattr(dispatch, "task", lambda name: Unreachable())
     settings.CORPUS_BACKGROUND_IMPORT_BYTES = 0
     client.force_login(admin_user)
     with django_capture_on_commit_callbacks(execute=True):

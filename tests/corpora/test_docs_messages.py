@@ -22,7 +22,7 @@ from evaltrans.corpora.formats import (
     wmt_xml,
     xmlsafe,
 )
-from evaltrans.corpora.management.commands import export_corpus, import_corpus
+from evaltrans.corpora.management.commands import export_corpus, import_corpus, index_words
 from tests.conftest import PROJECT_DIR
 
 MESSAGE_MODULES: tuple[ModuleType, ...] = (
@@ -42,6 +42,7 @@ MESSAGE_MODULES: tuple[ModuleType, ...] = (
     views,
     export_corpus,
     import_corpus,
+    index_words,
 )
 # Upper-case string constants of those modules that are not messages.
 NOT_MESSAGES = {
@@ -50,7 +51,6 @@ NOT_MESSAGES = {
     "DEFAULT_REFERENCE_LABEL",
     "DOCS_NAME",
     "DOCTYPE_HEADER",
-    "IMPORT_TASK",
     "MANIFEST_FORMAT",
     "MANIFEST_NAME",
     "PHASE_PARSING",

@@ -249,7 +249,7 @@ def test_command_job_and_in_memory_import_store_identical_rows(
         response = client.post(reverse("corpora:test_set_import"), data)
     assert response.status_code == 302
     job = CorpusImport.objects.get()
-    assert (job.background, len(sent)) == (True, 1)
+    assert (job.background, len(sent)) == (True, 2)  # the import, then the search index
     assert job.status == CorpusImport.Status.DONE, job.message
     assert rows() == in_memory
 
