@@ -5,8 +5,8 @@ the 2 million candidates of a 100,000-segment × 20-system import that is most o
 Here rows are plain tuples: PostgreSQL takes them through ``COPY … FROM STDIN`` (psycopg 3),
 every other database through the driver's ``executemany`` of one parameterized ``INSERT``.
 Both run on the current connection, inside the caller's transaction, so a failure rolls back
-with everything else. No model ``save()``, signals or field defaults: the caller gives every
-column.
+with everything else, and both raise Django's database errors (``IntegrityError`` …). No model
+``save()``, signals or field defaults: the caller gives every column.
 """
 
 from __future__ import annotations
@@ -26,9 +26,11 @@ def insert_rows(model: type[Model], columns: Sequence[str], rows: Iterable[Seque
     names = ", ".join(quote(column) for column in columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
+            # psycopg's own cursor: its errors become Django's here, as executemany's do.
+            with connection.wrap_database_errors:
+                with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
             return
         marks = ", ".join(["%s"] * len(columns))
         cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
