@@ -93,6 +93,51 @@ class BleuParts:
     precisions: list[float]
 
 
+@dataclass(frozen=True)
+class BleuRows:
+    """:class:`BleuParts` of many rows at once: one array entry (or precision row) per row."""
+
+    score: npt.NDArray[np.float64]
+    unpenalized: npt.NDArray[np.float64]
+    brevity_penalty: npt.NDArray[np.float64]
+    precisions: npt.NDArray[np.float64]
+
+
+def _math_exp(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``math.exp`` of every entry: numpy's exp may differ from it in the last bit."""
+    return np.array(list(map(math.exp, values.tolist())), dtype=np.float64)
+
+
+def _mean_log(
+    precisions: npt.NDArray[np.float64], used: npt.NDArray[np.bool_], orders: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """(Σ log p_m over the ``used`` entries of each row, left to right) / ``orders``, with
+    ``math.log`` per entry and :data:`LOG_ZERO` for p <= 0 (as Python's ``sum`` of a list)."""
+    values = precisions[used]
+    positive = values > 0
+    entries = np.full(len(values), LOG_ZERO)
+    entries[positive] = list(map(math.log, values[positive].tolist()))
+    logs = np.zeros(precisions.shape)
+    logs[used] = entries
+    total = np.zeros(len(precisions))
+    for n in range(precisions.shape[1]):
+        total = np.where(used[:, n], total + logs[:, n], total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return total / orders
+
+
+def brevity_penalties(
+    hyp_len: npt.NDArray[np.float64], ref_len: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """lp_BLEU = min(1, exp(1 − L*/I)) per row; 0 when the candidate is empty (Eq. 3.5)."""
+    penalty = np.ones(len(hyp_len))
+    short = ~(hyp_len >= ref_len)
+    positive = short & (hyp_len > 0)
+    penalty[short & ~positive] = 0.0
+    penalty[positive] = _math_exp(1 - ref_len[positive] / hyp_len[positive])
+    return penalty
+
+
 def brevity_penalty(hyp_len: float, ref_len: float) -> float:
     """lp_BLEU = min(1, exp(1 − L*/I)); 0 when the candidate is empty (Eq. 3.5)."""
     if hyp_len >= ref_len:
@@ -156,6 +201,53 @@ def sacrebleu_bleu(
     return BleuParts(bp * unpenalized, unpenalized, bp, precisions)
 
 
+def sacrebleu_bleu_rows(
+    correct: npt.NDArray[np.float64],
+    total: npt.NDArray[np.float64],
+    hyp_len: npt.NDArray[np.float64],
+    ref_len: npt.NDArray[np.float64],
+    method: str = "exp",
+    value: float | None = None,
+    effective_order: bool = False,
+) -> BleuRows:
+    """:func:`sacrebleu_bleu` of every row of ``correct`` and ``total`` (rows × orders).
+
+    Column by column with the scalar formula's operations in its order, and ``math.log`` /
+    ``math.exp`` per entry, so each row's numbers are those of sacreBLEU's loop to the bit.
+    """
+    if value is None:
+        value = SMOOTH_DEFAULTS.get(method, 0.0)
+    rows, order = correct.shape
+    bp = brevity_penalties(hyp_len, ref_len)
+    precisions = np.zeros((rows, order))
+    going = np.ones(rows, dtype=bool)  # no order without candidates met yet
+    effective = np.full(rows, order)
+    mteval_factor = np.ones(rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for n in range(order):
+            matched, candidates = correct[:, n], total[:, n]
+            if method == "add-k" and n > 0:
+                matched, candidates = matched + value, candidates + value
+            going &= candidates != 0
+            if effective_order:
+                effective[going] = n + 1
+            unmatched = going & (matched == 0)
+            column = np.where(going & ~unmatched, 100.0 * matched / candidates, 0.0)
+            if method == "exp":
+                mteval_factor = np.where(unmatched, mteval_factor * 2, mteval_factor)
+                column = np.where(unmatched, 100.0 / (mteval_factor * candidates), column)
+            elif method == "floor":
+                column = np.where(unmatched, 100.0 * value / candidates, column)
+            precisions[:, n] = column
+    scored = (correct != 0).any(axis=1)
+    precisions[~scored] = 0.0
+    used = scored[:, None] & (np.arange(order) < effective[:, None])
+    unpenalized = np.zeros(rows)
+    unpenalized[scored] = _math_exp(_mean_log(precisions, used, effective)[scored])
+    score = np.where(scored, bp * unpenalized, 0.0)
+    return BleuRows(score, unpenalized, bp, precisions)
+
+
 def thesis_bleu(
     correct: Sequence[float],
     total: Sequence[float],
@@ -187,6 +279,35 @@ def thesis_bleu(
         return BleuParts(0.0, 0.0, bp if hyp_len else 0.0, precisions)
     unpenalized = math.exp(sum(math.log(p) for p in precisions) / order)
     return BleuParts(bp * unpenalized, unpenalized, bp, precisions)
+
+
+def thesis_bleu_rows(
+    correct: npt.NDArray[np.float64],
+    total: npt.NDArray[np.float64],
+    hyp_len: npt.NDArray[np.float64],
+    ref_len: npt.NDArray[np.float64],
+    method: str = "none",
+) -> BleuRows:
+    """:func:`thesis_bleu` of every row of ``correct`` and ``total`` (rows × orders), to the
+    last bit, as :func:`sacrebleu_bleu_rows` is of its function."""
+    rows, order = correct.shape
+    bp = brevity_penalties(hyp_len, ref_len)
+    precisions = np.zeros((rows, order))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for n in range(order):
+            smooth: float | npt.NDArray[np.float64] = 0.0
+            if n > 0 and method == "bleu-s":
+                smooth = 1.0
+            elif n > 0 and method == "bleu-s-prime":
+                smooth = np.where(correct[:, n] == 0, 0.5, 0.0)
+            numerator, denominator = correct[:, n] + smooth, total[:, n] + smooth
+            precisions[:, n] = np.where(denominator > 0, 100.0 * numerator / denominator, 0.0)
+    scored = (hyp_len != 0) & ~(precisions.min(axis=1, initial=np.inf) == 0)
+    used = np.broadcast_to(scored[:, None], precisions.shape)
+    unpenalized = np.zeros(rows)
+    unpenalized[scored] = _math_exp(_mean_log(precisions, used, order)[scored])
+    score = np.where(scored, bp * unpenalized, 0.0)
+    return BleuRows(score, unpenalized, np.where(hyp_len != 0, bp, 0.0), precisions)
 
 
 class BLEU(TextMeasure):
@@ -305,6 +426,26 @@ class BLEU(TextMeasure):
             effective == "always" or (effective == "sentence" and sentence),
         )
 
+    def rows_parts(self, stats: Statistics, sentence: bool) -> BleuRows:
+        """Score parts of every row of statistics: :meth:`parts` of each row to the last bit (the
+        sentence scores of a run; a test holds the two equal)."""
+        hyp_len, ref_len = stats[:, 0], stats[:, 1]
+        correct = stats[:, 2 : 2 + self.max_order]
+        total = stats[:, 2 + self.max_order : 2 + 2 * self.max_order]
+        method = self.values["smoothing"]
+        if method in ("bleu-s", "bleu-s-prime"):
+            return thesis_bleu_rows(correct, total, hyp_len, ref_len, method)
+        effective = self.values["effective-order"]
+        return sacrebleu_bleu_rows(
+            correct,
+            total,
+            hyp_len,
+            ref_len,
+            method,
+            self.values["smooth-value"] or None,
+            effective == "always" or (effective == "sentence" and sentence),
+        )
+
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
         row = stats.sum(axis=0)
         parts = self.parts(row, sentence=False)
@@ -327,8 +468,10 @@ class BLEU(TextMeasure):
         )
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
-        return np.array(
-            [normalized_by_complexity(self, self.parts(row, sentence=True).score) for row in stats]
+        # score × C^e: the power is a Python float, so each entry is multiplied as one row's.
+        return np.asarray(
+            normalized_by_complexity(self, self.rows_parts(stats, sentence=True).score),
+            dtype=np.float64,
         )
 
     def explain(self, hyp: str, refs: Sequence[str], context: Any = None) -> Explanation:

@@ -90,6 +90,41 @@ def chrf_score(stats: Sequence[float], beta: float, eps_smoothing: bool) -> floa
     return 100 * score
 
 
+def chrf_scores(
+    stats: npt.NDArray[np.float64], beta: float, eps_smoothing: bool
+) -> npt.NDArray[np.float64]:
+    """chrF in percent of every row of ``stats`` (rows × ``[hyp, ref, match] * orders``).
+
+    Column by column with sacreBLEU's operations in its order, so every row's score is the
+    one its loop computes, to the last bit.
+    """
+    factor = beta**2
+    rows, orders = len(stats), stats.shape[1] // 3
+    score, effective = np.zeros(rows), np.zeros(rows, dtype=np.int64)
+    precision_sum, recall_sum = np.zeros(rows), np.zeros(rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(orders):
+            n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
+            precision = np.where(n_hyp > 0, n_match / n_hyp, EPSILON)
+            recall = np.where(n_ref > 0, n_match / n_ref, EPSILON)
+            denominator = factor * precision + recall
+            score = score + np.where(
+                denominator > 0, (1 + factor) * precision * recall / denominator, EPSILON
+            )
+            both = (n_hyp > 0) & (n_ref > 0)
+            precision_sum = np.where(both, precision_sum + precision, precision_sum)
+            recall_sum = np.where(both, recall_sum + recall, recall_sum)
+            effective += both
+        if eps_smoothing:
+            return 100 * score / orders
+        precision, recall = precision_sum / effective, recall_sum / effective
+        # The operation order is sacreBLEU's, so scores agree to the last bit.
+        averaged = (1 + factor) * precision * recall
+        averaged /= factor * precision + recall
+        defined = (effective != 0) & ~(precision + recall == 0)
+        return np.where(defined, 100 * averaged, 0.0)
+
+
 MAX_BETA = 100.0
 """Highest β: sacreBLEU uses 1 to 3, and at 100 the F-score is almost recall alone."""
 
@@ -243,6 +278,10 @@ class CHRF(Measure):
     def score_of(self, row: Sequence[float]) -> float:
         return chrf_score(row, self.values["beta"], self.values["eps-smoothing"])
 
+    def scores_of(self, stats: Statistics) -> npt.NDArray[np.float64]:
+        """:meth:`score_of` of every row."""
+        return chrf_scores(stats, self.values["beta"], self.values["eps-smoothing"])
+
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
         row = stats.sum(axis=0)
         return Score(
@@ -253,7 +292,7 @@ class CHRF(Measure):
         )
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
-        return np.array([self.score_of(row.tolist()) for row in stats])
+        return self.scores_of(np.asarray(stats, dtype=np.float64))
 
     def explain(self, hyp: str, refs: Sequence[str], context: Any = None) -> Explanation:
         """The sentence score taken apart, against the reference with the best sentence

@@ -259,7 +259,8 @@ class CountVectorPER(TextMeasure):
         )
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
-        return np.array([rate(row[0], row[1]) for row in stats])
+        stats = np.asarray(stats, dtype=np.float64)
+        return rates(stats[:, 0], stats[:, 1])
 
 
 def _single_reference_rows(
@@ -295,6 +296,15 @@ def rate(distance: float, length: float) -> float:
     if length == 0:
         return 0.0 if distance == 0 else float("nan")
     return 100.0 * float(distance) / float(length)
+
+
+def rates(
+    distance: npt.NDArray[np.float64], length: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """:func:`rate` of every entry."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = 100.0 * distance / length
+    return np.where(length == 0, np.where(distance == 0, 0.0, np.nan), value)
 
 
 class MPER(CountVectorPER):

@@ -59,7 +59,23 @@ def nist_brevity_penalty(hyp_len: float, ref_len: float) -> float:
         return 1.0
     if hyp_len <= 0:
         return 0.0
-    ratio = hyp_len / ref_len
+    return _short_penalty(hyp_len / ref_len)
+
+
+def nist_brevity_penalties(
+    hyp_len: npt.NDArray[np.float64], ref_len: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """:func:`nist_brevity_penalty` of every row; the logarithms, the square and the exponential
+    are Python's per short row (numpy's may differ in the last bit)."""
+    penalty = np.ones(len(hyp_len))
+    short = ~((ref_len <= 0) | (hyp_len >= ref_len))
+    penalty[short & (hyp_len <= 0)] = 0.0
+    short &= ~(hyp_len <= 0)
+    penalty[short] = [_short_penalty(ratio) for ratio in (hyp_len[short] / ref_len[short]).tolist()]
+    return penalty
+
+
+def _short_penalty(ratio: float) -> float:
     return math.exp(-math.log(2) * (math.log(ratio) / math.log(NIST_RATIO)) ** 2)
 
 
@@ -217,6 +233,16 @@ class NIST(TextMeasure):
         terms = [float(i / t) if t > 0 else 0.0 for i, t in zip(info, total, strict=True)]
         return terms, nist_brevity_penalty(float(row[0]), float(row[1]))
 
+    def rows_terms(
+        self, stats: Statistics
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """:meth:`terms` of every row: (rows × orders) summands and the brevity penalties."""
+        info = stats[:, 2 : 2 + self.max_order]
+        total = stats[:, 2 + self.max_order : 2 + 2 * self.max_order]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(total > 0, info / total, 0.0)
+        return terms, nist_brevity_penalties(stats[:, 0], stats[:, 1])
+
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
         row = stats.sum(axis=0)
         terms, penalty = self.terms(row)
@@ -234,11 +260,8 @@ class NIST(TextMeasure):
         )
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
-        scores = []
-        for row in stats:
-            terms, penalty = self.terms(row)
-            scores.append(penalty * sum(terms))
-        return np.array(scores)
+        terms, penalties = self.rows_terms(stats)
+        return penalties * _left_sums(terms)
 
     def explain(
         self, hyp: str, refs: Sequence[str], context: NistContext | None = None
@@ -304,3 +327,11 @@ class NIST(TextMeasure):
             orders,
             {"score_unpenalized": sum(terms)},
         )
+
+
+def _left_sums(terms: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Every row's Σ left to right from 0, as Python's ``sum`` adds (not pairwise)."""
+    total = np.zeros(len(terms))
+    for column in terms.T:
+        total = total + column
+    return total

@@ -448,6 +448,13 @@ class WNM(TextMeasure):
         pw, rw = _ratio(i_weight, weight_mt), _ratio(i_weight, weight_ref)
         return {"P": p, "R": r, "F": _f(p, r), "PW": pw, "RW": rw, "FW": _f(pw, rw)}
 
+    def rows_values(self, stats: Statistics) -> dict[str, npt.NDArray[np.float64]]:
+        """:meth:`values_of` of every row, one array per value, to the last bit."""
+        count_mt, count_ref, i_count, weight_mt, weight_ref, i_weight = stats.T
+        p, r = _ratios(i_count, count_mt), _ratios(i_count, count_ref)
+        pw, rw = _ratios(i_weight, weight_mt), _ratios(i_weight, weight_ref)
+        return {"P": p, "R": r, "F": _fs(p, r), "PW": pw, "RW": rw, "FW": _fs(pw, rw)}
+
     def aggregate(self, stats: Statistics, n_refs: int = 1) -> Score:
         values = self.values_of(stats.sum(axis=0))
         raw = 100.0 * values[self.values["score"]]
@@ -462,10 +469,10 @@ class WNM(TextMeasure):
         )
 
     def sentence_scores(self, stats: Statistics) -> npt.NDArray[np.float64]:
-        key = self.values["score"]
-        return np.array(
-            [normalized_by_complexity(self, 100.0 * self.values_of(row)[key]) for row in stats]
-        )
+        stats = np.asarray(stats, dtype=np.float64).reshape(len(stats), len(self.stat_names))
+        # score × C: the factor is a Python float, so each entry is multiplied as one row's.
+        raw = 100.0 * self.rows_values(stats)[self.values["score"]]
+        return np.asarray(normalized_by_complexity(self, raw), dtype=np.float64)
 
 
 def _with_weights(context: WnmContext, tables: dict[int, dict[str, float]]) -> WnmContext:
@@ -494,3 +501,19 @@ def _ratio(numerator: float, denominator: float) -> float:
 
 def _f(precision: float, recall: float) -> float:
     return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+Floats = npt.NDArray[np.float64]
+
+
+def _ratios(numerator: Floats, denominator: Floats) -> Floats:
+    """:func:`_ratio` per entry."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator != 0, numerator / denominator, 0.0)
+
+
+def _fs(precision: Floats, recall: Floats) -> Floats:
+    """:func:`_f` per entry."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = precision + recall
+        return np.where(total != 0, 2 * precision * recall / total, 0.0)
