@@ -76,16 +76,22 @@ class ImportTask(app.Task):
         _record_failure(args[0] if args else kwargs.get("import_id"), exc)
 
 
+# Both tasks: database hiccups retried with backoff, and the import's time limit.
+RETRIES: dict[str, Any] = {
+    "autoretry_for": RETRY_ON,
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "retry_jitter": True,
+    "max_retries": 5,
+    "soft_time_limit": time_limit_s(),
+    "time_limit": time_limit_s() + 60,
+}
+
+
 @app.task(
     base=ImportTask,
     name=dispatch.IMPORT_TASK,
-    autoretry_for=RETRY_ON,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=5,
-    soft_time_limit=time_limit_s(),
-    time_limit=time_limit_s() + 60,
+    **RETRIES,
 )
 def corpus_import_execute_task(import_id: int) -> str:
     return import_jobs.corpus_import_execute(import_id=import_id).status
@@ -93,13 +99,7 @@ def corpus_import_execute_task(import_id: int) -> str:
 
 @app.task(
     name=dispatch.WORDS_INDEX_TASK,
-    autoretry_for=RETRY_ON,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=5,
-    soft_time_limit=time_limit_s(),
-    time_limit=time_limit_s() + 60,
+    **RETRIES,
 )
 def testset_words_index_task(test_set_id: int) -> int:
     """Index a test set's words for the search (after its import): batches commit one by one,

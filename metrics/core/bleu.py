@@ -415,16 +415,7 @@ class BLEU(TextMeasure):
         method = self.values["smoothing"]
         if method in ("bleu-s", "bleu-s-prime"):
             return thesis_bleu(correct, total, hyp_len, ref_len, method)
-        effective = self.values["effective-order"]
-        return sacrebleu_bleu(
-            correct,
-            total,
-            hyp_len,
-            ref_len,
-            method,
-            self.values["smooth-value"] or None,
-            effective == "always" or (effective == "sentence" and sentence),
-        )
+        return sacrebleu_bleu(correct, total, hyp_len, ref_len, *self._sacrebleu_options(sentence))
 
     def rows_parts(self, stats: Statistics, sentence: bool) -> BleuRows:
         """Score parts of every row of statistics: :meth:`parts` of each row to the last bit (the
@@ -435,13 +426,14 @@ class BLEU(TextMeasure):
         method = self.values["smoothing"]
         if method in ("bleu-s", "bleu-s-prime"):
             return thesis_bleu_rows(correct, total, hyp_len, ref_len, method)
+        options = self._sacrebleu_options(sentence)
+        return sacrebleu_bleu_rows(correct, total, hyp_len, ref_len, *options)
+
+    def _sacrebleu_options(self, sentence: bool) -> tuple[str, float | None, bool]:
+        """(method, value, effective_order) of :func:`sacrebleu_bleu` for these options."""
         effective = self.values["effective-order"]
-        return sacrebleu_bleu_rows(
-            correct,
-            total,
-            hyp_len,
-            ref_len,
-            method,
+        return (
+            self.values["smoothing"],
             self.values["smooth-value"] or None,
             effective == "always" or (effective == "sentence" and sentence),
         )
