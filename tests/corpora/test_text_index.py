@@ -12,9 +12,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from evaltrans.corpora import dispatch, services
+from evaltrans.corpora import dispatch, selectors, services
 from evaltrans.corpora.formats.base import CorpusData, SegmentData
 from evaltrans.corpora.models import SegmentWords, TestSet
 from evaltrans.corpora.selectors import SEARCH_WINDOW, testset_segment_page
@@ -168,6 +169,29 @@ def test_a_word_found_nowhere_reads_no_text_past_the_first_window():
     ]
     assert indexed_matches(test_set, ["quetzalcoatl", "xyzzy"], 0, 2_000, cap=10) == []
     assert indexed_matches(test_set, ["alpha"], 0, 2_000, cap=10) is None  # too many to check
+
+
+@needs_index
+def test_the_page_says_when_a_search_reads_the_set_because_its_index_is_not_built(
+    client, viewer_user, monkeypatch
+):
+    monkeypatch.setattr(selectors, "SEARCH_SLOW_UNINDEXED", SEARCH_WINDOW)
+    test_set = _imported(SEARCH_WINDOW + 10)
+    small = _imported(SEARCH_WINDOW, name="small")
+    client.force_login(viewer_user)
+    note = 'id="search-index-pending"'
+    url = reverse("corpora:test_set_detail", args=[test_set.pk])
+    assert note not in client.get(url, {"q": "alpha"}).content.decode()  # indexed
+    SegmentWords.objects.all().delete()  # as before the worker's build
+    TestSet.objects.filter(pk__in=[test_set.pk, small.pk]).update(words_indexed=False)
+    page = client.get(url, {"q": "alpha"}).content.decode()
+    assert note in page and "manage.py index_words" in page
+    assert note not in client.get(url).content.decode()  # no search
+    # A set that small is read quickly: nothing to say.
+    small_url = reverse("corpora:test_set_detail", args=[small.pk])
+    assert note not in client.get(small_url, {"q": "alpha"}).content.decode()
+    assert testset_words_index(test_set_id=test_set.pk) == SEARCH_WINDOW + 10
+    assert note not in client.get(url, {"q": "alpha"}).content.decode()
 
 
 @needs_index
