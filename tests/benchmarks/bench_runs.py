@@ -105,19 +105,25 @@ def _direct_processes(count: int) -> list[tuple[float, dict]]:
         )
         for number in range(count)
     ]
-    for child in children:
-        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-    for child in children:
-        assert child.stdin is not None
-        child.stdin.write("go\n")
-        child.stdin.flush()
-    results = []
-    for child in children:
-        output, _ = child.communicate(timeout=TIMEOUT_S)
-        if child.returncode != 0:
-            raise RuntimeError(f"the direct call failed (exit status {child.returncode})")
-        seconds, scores = json.loads(output)
-        results.append((seconds, scores))
+    try:
+        for child in children:
+            if child.stdout.readline().strip() != "ready":  # type: ignore[union-attr]
+                raise RuntimeError("the direct call failed before its start (see its stderr)")
+        for child in children:
+            child.stdin.write("go\n")  # type: ignore[union-attr]
+            child.stdin.flush()  # type: ignore[union-attr]
+        results = []
+        for child in children:
+            output, _ = child.communicate(timeout=TIMEOUT_S)
+            if child.returncode != 0:
+                raise RuntimeError(f"the direct call failed (exit status {child.returncode})")
+            seconds, scores = json.loads(output)
+            results.append((seconds, scores))
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
     return results
 
 
