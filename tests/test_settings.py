@@ -1,4 +1,5 @@
-"""Production settings refuse to start without a secret key and pass Django's deploy checks."""
+"""Settings: production refuses to start without a secret key and passes Django's deploy checks;
+the environment variables give the embedded defaults, and the cache is shared."""
 
 from __future__ import annotations
 
@@ -6,6 +7,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from evaltrans.settings.base import cache_settings
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 
@@ -59,12 +65,29 @@ def test_the_env_example_as_shipped_gives_the_embedded_defaults():
         "-c",
         "from django.conf import settings as s; "
         "print(s.VAR_DIR, s.CELERY_BROKER_URL, s.DATABASES['default']['ENGINE'], "
-        "s.CORPUS_UPLOAD_MAX_BYTES, s.AXES_FAILURE_LIMIT)",
+        "s.CORPUS_UPLOAD_MAX_BYTES, s.AXES_FAILURE_LIMIT, s.CACHES['default']['LOCATION'])",
         **empty,
     )
     assert result.returncode == 0, result.stderr
-    var_dir, broker, engine, upload, failures = result.stdout.splitlines()[-1].split()
+    var_dir, broker, engine, upload, failures, cache = result.stdout.splitlines()[-1].split()
     assert var_dir == str(PROJECT_DIR / "var")
+    assert cache == str(PROJECT_DIR / "var" / "cache")
     assert broker == "filesystem://"
     assert engine.endswith("sqlite3")
     assert int(upload) == 50 * 1024 * 1024 and int(failures) == 10
+
+
+def test_the_cache_is_shared_by_the_processes_of_a_machine_or_by_redis():
+    """Computed panels (up to 20 s on a WMT-sized set) are cached once for every web process:
+    files under var/cache by default, Redis with CACHE_URL; a wrong URL is refused by name."""
+    var = Path("/srv/var")
+    files = cache_settings("", var)["default"]
+    assert files["BACKEND"].endswith("FileBasedCache") and files["LOCATION"] == "/srv/var/cache"
+    redis = cache_settings("redis://cache.example.org:6379/1", var)["default"]
+    assert redis == {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://cache.example.org:6379/1",
+    }
+    assert cache_settings("locmem://", var)["default"]["BACKEND"].endswith("LocMemCache")
+    with pytest.raises(ImproperlyConfigured, match="CACHE_URL must be .*'memcached://x'"):
+        cache_settings("memcached://x", var)

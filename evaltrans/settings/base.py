@@ -10,6 +10,7 @@ from pathlib import Path
 
 import dj_database_url
 import plotly
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("EVALTRANS_VAR_DIR") or BASE_DIR / "var")
@@ -119,6 +120,35 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+
+def cache_settings(url: str, var_dir: Path) -> dict[str, dict[str, object]]:
+    """``CACHES`` for ``CACHE_URL``. The cache holds computed panels (human scores, correlation
+    matrices: up to 20 s each on a WMT-sized set), keyed by their data's revision, so an entry
+    never goes stale. Empty: files under ``var/cache``, shared by every process of this machine
+    (each gunicorn worker computed every panel again with Django's per-process default);
+    ``redis://…``: shared by every machine; ``locmem://``: per process."""
+    if not url:
+        return {
+            "default": {
+                "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                "LOCATION": str(var_dir / "cache"),
+                "OPTIONS": {"MAX_ENTRIES": 1000},
+            }
+        }
+    if url.startswith(("redis://", "rediss://")):
+        return {
+            "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        }
+    if url == "locmem://":
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    raise ImproperlyConfigured(
+        f"CACHE_URL must be empty (files under var/cache), redis://… or locmem://, not {url!r}"
+    )
+
+
+CACHES = cache_settings(os.environ.get("CACHE_URL", ""), VAR_DIR)
+
 # In the database, which every web process shares: with the default per-process memory cache
 # in front (cached_db), a logged-out session stayed valid in the other gunicorn workers.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
