@@ -40,8 +40,17 @@ from judging.formats.mqm import ASPECTS as MQM_ASPECTS
 from judging.formats.mqm import mqm_records, parse_mqm_errors, strip_spans
 from judging.formats.wmt_da import parse_wmt_da_csv
 from judging.models import Campaign
+from metrics.core.human_scores import HumanScoresError
 
+from .dispatch import panels_warm_send
 from .models import ExternalJudgment, JudgmentSet
+from .selectors import (
+    SOURCE_SET,
+    agreement_panel,
+    human_source_get,
+    judge_bias_panel,
+    ranking_panel,
+)
 
 IMPORT_FORMATS = tuple(choice.value for choice in JudgmentSet.SourceFormat)
 
@@ -350,6 +359,7 @@ def _store(
             raise JudgmentImportError("; ".join(error.messages)) from None
         judgment_set.save()
         _insert_judgments(judgment_set.pk, records, segments)
+        panels_warm_send(judgment_set_id=judgment_set.pk)
     return JudgmentImportResult(judgment_set, len(records), requested_test_set=test_set)
 
 
@@ -510,3 +520,30 @@ def judgmentset_import_demo_ratings(
     return judgmentset_import_file(
         import_format="mqm-tsv", file=file, name=DEMO_RATINGS_NAME, test_set=test_set
     )
+
+
+def judgmentset_panels_warm(*, judgment_set_id: int) -> list[str]:
+    """Compute and cache the panels of an imported set as its pages first show them (the first
+    aspect; the ranking's default weighting; agreement per candidate), so the first viewer
+    does not wait for them: 10-20 s each at WMT size. Returns the panels computed; none for a
+    set deleted meanwhile."""
+    try:
+        source = human_source_get(kind=SOURCE_SET, pk=judgment_set_id)
+    except JudgmentSet.DoesNotExist:
+        return []
+    if not source.records:
+        return []
+    warmed = []
+    if source.aspects:
+        judge_bias_panel(source=source, aspect=source.aspects[0])
+        agreement_panel(source=source, aspect=source.aspects[0], unit=None)
+        warmed += ["judges", "agreement"]
+    if source.score_aspects:
+        try:
+            ranking_panel(
+                source=source, aspect=source.score_aspects[0], weighting=source.default_weighting
+            )
+        except HumanScoresError:  # the page shows the same message, computed again
+            return warmed
+        warmed.append("ranking")
+    return warmed
