@@ -27,22 +27,27 @@ def task(name: str) -> Task:
     return app.tasks[name]
 
 
+def send_on_commit(name: str, args: list[object], unsent: str) -> None:
+    """Send task ``name`` once the current transaction commits. A broker that cannot be
+    reached is logged as the warning ``unsent`` (``{error}`` is the broker's error) and
+    changes nothing else: the caller's work is kept."""
+
+    def send() -> None:
+        try:
+            task(name).apply_async(args=args, retry=True, retry_policy=dict(SEND_RETRY_POLICY))
+        except (KombuError, OSError) as error:
+            logger.warning(unsent.format(error=error))
+
+    transaction.on_commit(send)
+
+
 def words_index_send(*, test_set_id: int) -> None:
     """Have a worker index the words of a test set for the search once the current
     transaction commits. Without a broker the set is searched without its index (every text
     read) until ``manage.py index_words`` builds it: the import itself is not failed."""
-
-    def send() -> None:
-        try:
-            task(WORDS_INDEX_TASK).apply_async(
-                args=[test_set_id], retry=True, retry_policy=dict(SEND_RETRY_POLICY)
-            )
-        except (KombuError, OSError) as error:
-            logger.warning(
-                "test set %s: the search index was not queued (broker unavailable: %s); "
-                "run manage.py index_words to build it",
-                test_set_id,
-                error,
-            )
-
-    transaction.on_commit(send)
+    send_on_commit(
+        WORDS_INDEX_TASK,
+        [test_set_id],
+        f"test set {test_set_id}: the search index was not queued (broker unavailable: "
+        "{error}); run manage.py index_words to build it",
+    )

@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.urls import reverse
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from judging.humanscores import dispatch, selectors
+from evaltrans.corpora import dispatch
+from judging.humanscores import selectors
 from judging.humanscores.models import JudgmentSet
 from judging.humanscores.services import judgmentset_panels_warm
 
@@ -80,7 +81,7 @@ def test_an_import_without_a_broker_is_kept(
         def apply_async(self, *args: object, **kwargs: object) -> None:
             raise KombuOperationalError("connection refused")
 
-    monkeypatch.setattr(dispatch, "task", lambda name: Unreachable())
+    monkeypatch.setattr(dispatch, "task", lambda name: Unreachable())  # what both apps send with
     with caplog.at_level(logging.WARNING), django_capture_on_commit_callbacks(execute=True):
         judgment_set = _import(files, "no broker")
     assert judgment_set.judgments.count() > 0
