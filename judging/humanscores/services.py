@@ -525,7 +525,7 @@ def judgmentset_import_demo_ratings(
 def judgmentset_panels_warm(*, judgment_set_id: int) -> list[str]:
     """Compute and cache the panels of an imported set as its pages first show them (the first
     aspect; the ranking's default weighting; agreement per candidate), so the first viewer
-    does not wait for them: 10-20 s each at WMT size. Returns the panels computed; none for a
+    does not wait for them: 4-19 s each at WMT size. Returns the panels computed; none for a
     set deleted meanwhile."""
     try:
         source = human_source_get(kind=SOURCE_SET, pk=judgment_set_id)

@@ -24,9 +24,9 @@ Rows (``N`` = ``EVALTRANS_BENCH_IMPORT_BASE`` segments, default 1,000, × 20 sys
   need), e.g. ``postgres://postgres@127.0.0.1:5432/evalimport``.
 
 Targets (issue 16): 2 M candidates (N = 1,000, i.e. 100,000 × 20) in < 120 s; < 0.2 s per
-browser page (the search index built). The default is the full size: about 2.5 minutes on SQLite alone, 4 with
-PostgreSQL, on the 2-core project machine; ``EVALTRANS_BENCH_IMPORT_BASE=100`` runs a tenth of
-it. Run ``python -m tests.benchmarks import``. Without the shared data the module says so and
+browser page (the search index built). The default is the full size: about 2.5 minutes on
+SQLite alone, 4 with PostgreSQL, on the 2-core project machine;
+``EVALTRANS_BENCH_IMPORT_BASE=100`` runs a tenth of it. Run ``python -m tests.benchmarks import``. Without the shared data the module says so and
 gives no rows.
 """
 

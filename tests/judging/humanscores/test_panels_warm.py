@@ -1,5 +1,5 @@
 """After an import, a worker computes the set's panels as its pages first show them, so that
-the first viewer is served from the cache (10-20 s each at WMT size); without a broker the
+the first viewer is served from the cache (4-19 s each at WMT size); without a broker the
 import is kept and the first viewer computes them."""
 
 from __future__ import annotations
