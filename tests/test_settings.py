@@ -72,9 +72,28 @@ def test_the_env_example_as_shipped_gives_the_embedded_defaults():
     var_dir, broker, engine, upload, failures, cache = result.stdout.splitlines()[-1].split()
     assert var_dir == str(PROJECT_DIR / "var")
     assert cache == str(PROJECT_DIR / "var" / "cache")
-    assert broker == "filesystem://"
+    assert broker == "filesystem://localhost//"
     assert engine.endswith("sqlite3")
     assert int(upload) == 50 * 1024 * 1024 and int(failures) == 10
+
+
+def test_the_embedded_broker_connects_without_kombus_missing_host_warning(tmp_path):
+    # Every command that queues a task (import_corpus, evaluate, ...) printed this warning.
+    result = run_manage(
+        "shell",
+        "--settings=evaltrans.settings.dev",
+        "-c",
+        # A message no worker reads: the broker folder is the test's own.
+        "from evaltrans.celery import app\n"
+        "app.send_task('metrics.runs_resume')\n"
+        "print(app.connection_for_write().transport.driver_type)",
+        CELERY_BROKER_URL="",
+        EVALTRANS_VAR_DIR=str(tmp_path / "var"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == "filesystem"
+    assert list((tmp_path / "var" / "broker" / "queue").iterdir())  # the message was queued
+    assert "No hostname" not in result.stdout + result.stderr
 
 
 def test_the_cache_is_shared_by_the_processes_of_a_machine_or_by_redis():

@@ -220,7 +220,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = CORPUS_UPLOAD_MAX_BYTES
 
 # Celery: JSON only, late acknowledgement so a killed worker loses no task, time limits.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
+# The filesystem transport has no host, but kombu warns "No hostname was supplied" on every
+# connection to a URL that names none (each command that queues a task printed it).
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://localhost//"
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(VAR_DIR / "broker" / "queue"),
