@@ -134,7 +134,11 @@ def segment_arrays(
 
     One query; each chunk's packed arrays are unpacked once.
     """
-    rows = SegmentStatistics.objects.filter(test_set=test_set, signature=signature)
+    # In the covering index's order: the model's default order joins the test set and the
+    # system to sort every packed row by their names (finalize of 16 x 3 chunks: 80 -> 30 ms).
+    rows = SegmentStatistics.objects.filter(test_set=test_set, signature=signature).order_by(
+        "start", "stop"
+    )
     if system_ids is not None:
         rows = rows.filter(system_id__in=list(system_ids))
     grouped: dict[int, list[tuple[int, int, Any]]] = defaultdict(list)
@@ -392,29 +396,36 @@ def run_chunks_complete(*, run: MetricRun) -> bool:
     """Whether every (system, measure) of the run has its score or all the chunk rows of the
     run's layout: what each chunk task asks when it ends.
 
-    Counts rows per chunk in the database, over the covering index, rather than reading them
+    Counts rows in the database, over the covering index, rather than reading them
     (``runs_stored_work``): 138 ms → 13 ms per task at the end of a run of 24,000 chunks, and
-    a run of 2,000 tasks asks 2,000 times."""
-    system_ids = list(run.systems.values_list("pk", flat=True))
-    signatures = list(run.measures.values_list("signature", flat=True))
-    scored = SystemScore.objects.filter(
-        test_set_id=run.test_set_id, system_id__in=system_ids, signature__in=signatures
-    ).count()
+    a run of 2,000 tasks asks 2,000 times. Every task but the last finds fewer rows than the
+    run needs in one plain count; only then are the rows counted per chunk."""
+    system_ids = list(run.systems.order_by().values_list("pk", flat=True))
+    signatures = list(run.measures.order_by().values_list("signature", flat=True))
+    scored = (
+        SystemScore.objects.filter(
+            test_set_id=run.test_set_id, system_id__in=system_ids, signature__in=signatures
+        )
+        .order_by()
+        .count()
+    )
     open_pairs = len(system_ids) * len(signatures) - scored
     if not open_pairs:
         return True
+    rows = SegmentStatistics.objects.filter(
+        test_set_id=run.test_set_id, system_id__in=system_ids, signature__in=signatures
+    ).order_by()
+    layout = chunk_layout(run.segment_count, run.chunk_size)
+    # Rows of another layout or of a scored pair only add to this count, never take away.
+    if rows.count() < open_pairs * len(layout):
+        return False
     counts = {
         (start, stop): count
-        for start, stop, count in SegmentStatistics.objects.filter(
-            test_set_id=run.test_set_id, system_id__in=system_ids, signature__in=signatures
-        )
-        .filter(~_has_score())
-        .order_by()
+        for start, stop, count in rows.filter(~_has_score())
         .values("start", "stop")
         .annotate(count=Count("pk"))
         .values_list("start", "stop", "count")
     }
-    layout = chunk_layout(run.segment_count, run.chunk_size)
     return all(counts.get(span, 0) == open_pairs for span in layout)
 
 

@@ -59,8 +59,12 @@ def testset_texts(*, test_set: TestSet) -> tuple[list[str], list[list[str]]]:
 def system_candidates(*, system_ids: Iterable[int], start: int, stop: int) -> dict[int, list[str]]:
     """Candidate texts of segments [start, stop) per system id, in segment order (one query)."""
     texts = {system_id: [""] * (stop - start) for system_id in system_ids}
-    for system_id, index, text in Candidate.objects.filter(
-        system_id__in=list(texts), segment__index__gte=start, segment__index__lt=stop
-    ).values_list("system_id", "segment__index", "text"):
+    for system_id, index, text in (
+        Candidate.objects.filter(
+            system_id__in=list(texts), segment__index__gte=start, segment__index__lt=stop
+        )
+        .order_by()  # filled in by index: the default order only adds joins and a sort
+        .values_list("system_id", "segment__index", "text")
+    ):
         texts[system_id][index - start] = text
     return texts

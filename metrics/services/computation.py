@@ -149,24 +149,25 @@ def metric_chunk_compute(
     Returns the number of statistics rows stored (0 for a duplicate delivery or a run that
     is no longer running). Idempotent: rows are unique and inserted with ignore_conflicts.
     """
-    run = MetricRun.objects.select_related("test_set").filter(pk=run_id).first()
+    # order_by(): the reads of a chunk task need no order, and the models' default orders join
+    # the test set and the system to sort by their names (and sort the chunk's candidates).
+    run = MetricRun.objects.select_related("test_set").filter(pk=run_id).order_by().first()
     if run is None or run.status != Status.RUNNING or generation < run.generation:
         return 0
     test_set = run.test_set
-    measures = list(run.measures.all())
+    measures = list(run.measures.order_by())
+    signatures = [m.signature for m in measures]
     done = set(
         SegmentStatistics.objects.filter(
-            test_set=test_set,
-            system_id=system_id,
-            start=start,
-            stop=stop,
-            signature__in=[m.signature for m in measures],
-        ).values_list("signature", flat=True)
+            test_set=test_set, system_id=system_id, start=start, stop=stop, signature__in=signatures
+        )
+        .order_by()
+        .values_list("signature", flat=True)
     )
     scored = set(
-        SystemScore.objects.filter(
-            test_set=test_set, system_id=system_id, signature__in=[m.signature for m in measures]
-        ).values_list("signature", flat=True)
+        SystemScore.objects.filter(test_set=test_set, system_id=system_id, signature__in=signatures)
+        .order_by()
+        .values_list("signature", flat=True)
     )
     todo = [m for m in measures if m.signature not in done and m.signature not in scored]
     rows: list[SegmentStatistics] = []

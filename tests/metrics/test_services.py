@@ -7,7 +7,8 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
@@ -105,12 +106,19 @@ def test_new_test_set_version_keeps_old_results(django_capture_on_commit_callbac
     assert SystemScore.objects.filter(test_set=new).count() == 2
 
 
-def test_task_delivered_twice_stores_statistics_once(django_capture_on_commit_callbacks):
-    test_set = make_test_set()
+def _running_run(test_set, *names: str) -> MetricRun:
+    """A run of every system of ``test_set`` in chunks of 4, marked running as if planned."""
     run = runs.metric_run_create(
-        test_set=test_set, systems=test_set.systems.all(), measures=choices("wer"), chunk_size=4
+        test_set=test_set, systems=test_set.systems.all(), measures=choices(*names), chunk_size=4
     )
     MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)
+    run.refresh_from_db()
+    return run
+
+
+def test_task_delivered_twice_stores_statistics_once(django_capture_on_commit_callbacks):
+    test_set = make_test_set()
+    run = _running_run(test_set, "wer")
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
         first = computation.metric_chunk_compute(
@@ -126,6 +134,42 @@ def test_task_delivered_twice_stores_statistics_once(django_capture_on_commit_ca
     row.pk = None
     SegmentStatistics.objects.bulk_create([row], ignore_conflicts=True)
     assert SegmentStatistics.objects.filter(system=system).count() == 1
+
+
+def test_a_chunk_task_sorts_nothing_and_asks_few_queries(django_capture_on_commit_callbacks):
+    """A run of 100,000 segments sends thousands of chunk tasks, each paying for its queries.
+    None sorts (the models' default orders join the test set and the system to sort by their
+    names); only the task that stores the last chunk counts the rows per chunk."""
+    test_set = make_test_set()
+    run = _running_run(test_set, "wer", "per")
+    system = test_set.systems.first()
+    with django_capture_on_commit_callbacks(execute=False):
+        # The first task of a worker process reads the references; later ones find them.
+        computation.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+        with CaptureQueriesContext(connection) as queries:
+            stored = computation.metric_chunk_compute(
+                run_id=run.pk, system_id=system.pk, start=4, stop=8
+            )
+    assert stored == 2
+    orders = [
+        query["sql"].split(" ORDER BY ")[1]
+        for query in queries.captured_queries
+        if " ORDER BY " in query["sql"]
+    ]
+    assert orders == ['"metrics_metricrun"."id" ASC LIMIT 1']  # first(): the run by its pk
+    grouped = [query for query in queries.captured_queries if "GROUP BY" in query["sql"]]
+    # The run, its measures, the chunk's rows and scores, the candidates, the insert, and the
+    # completeness check's systems, measures, scores and rows: a count, not grouped.
+    assert len(queries.captured_queries) - _transaction_statements(queries) == 10
+    assert not grouped
+
+
+def _transaction_statements(queries: CaptureQueriesContext) -> int:
+    return sum(
+        1
+        for query in queries.captured_queries
+        if query["sql"].split(" ")[0] in {"BEGIN", "COMMIT", "SAVEPOINT", "RELEASE"}
+    )
 
 
 def test_options_and_presets_resolve_into_signatures():
@@ -259,14 +303,7 @@ def test_resume_sends_waiting_and_lost_work(django_capture_on_commit_callbacks):
 
 def test_progress_counts_segments_per_measure(django_capture_on_commit_callbacks):
     test_set = make_test_set()
-    run = runs.metric_run_create(
-        test_set=test_set,
-        systems=test_set.systems.all(),
-        measures=choices("wer", "per"),
-        chunk_size=4,
-    )
-    MetricRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)
-    run.refresh_from_db()
+    run = _running_run(test_set, "wer", "per")
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
         computation.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
