@@ -84,6 +84,7 @@ def run() -> list[BenchRow]:
             site.manage(*bench_import._import_args(files, "big"))
             import_s = time.perf_counter() - started
             run_s, payload = site.fresh_run(suite, workers=2, test_set="big")
+            shares = "/".join(str(count) for count in site.shares[-1])
             storage = json.loads(site.shell(STORAGE))
             results_s, page_s, status = json.loads(site.shell(PAGE))
         finally:
@@ -98,7 +99,10 @@ def run() -> list[BenchRow]:
         BenchRow(
             f"run of the default suite ({len(suite)} measures), {size}, 2 workers",
             run_s,
-            note=f"{cells / run_s:,.0f} (candidate, measure) scores per second; run {payload['run']}",
+            note=(
+                f"{cells / run_s:,.0f} (candidate, measure) scores per second; chunk tasks per "
+                f"worker {shares}; run {payload['run']}"
+            ),
         ),
         BenchRow(
             "  stored statistics + sentence scores",

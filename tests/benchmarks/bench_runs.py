@@ -159,6 +159,10 @@ class _Site:
             LOG_LEVEL="WARNING",
         )
         self.workers: list[subprocess.Popen] = []
+        self.logs: list[Path] = []
+        # Chunk tasks done by each worker of each run: a 2-worker run as slow as one worker
+        # shows here whether one of them did nothing.
+        self.shares: list[list[int]] = []
 
     def manage(self, *args: str) -> str:
         result = subprocess.run(
@@ -178,7 +182,9 @@ class _Site:
 
     def start_workers(self, count: int, settings: str = "evaltrans.settings.dev") -> None:
         celery = str(Path(sys.executable).with_name("celery"))
-        for number in range(count):
+        (self.root / "logs").mkdir(exist_ok=True)
+        self.logs = [self.root / "logs" / f"worker{number}.log" for number in range(count)]
+        for number, log in enumerate(self.logs):
             self.workers.append(
                 subprocess.Popen(
                     [
@@ -189,15 +195,15 @@ class _Site:
                         "--concurrency=1",
                         "-n",
                         f"bench{number}@%h",
-                        "--loglevel=WARNING",
+                        "--loglevel=INFO",  # a line per task: the shares of the workers
                         "--without-gossip",
                         "--without-mingle",
                         "--without-heartbeat",
                     ],
                     cwd=PROJECT,
                     env={**self.env, "DJANGO_SETTINGS_MODULE": settings},
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
+                    stdout=log.open("w"),
+                    stderr=subprocess.STDOUT,
                     start_new_session=True,
                 )
             )
@@ -211,6 +217,9 @@ class _Site:
                 pass
             process.wait(timeout=30)
         self.workers.clear()
+        if self.logs:
+            self.shares.append([_chunk_tasks(log) for log in self.logs])
+            self.logs = []
 
     def fresh_run(
         self, suite: list[str], workers: int, test_set: str = "wmt17"
@@ -246,6 +255,14 @@ class _Site:
             )
         )
         return seconds, payload
+
+
+def _chunk_tasks(log: Path) -> int:
+    """Chunk tasks a worker finished, from its log (Celery's INFO line per task)."""
+    from metrics.services.dispatch import CHUNK_TASK
+
+    with log.open(errors="replace") as lines:
+        return sum(1 for line in lines if f"{CHUNK_TASK}[" in line and " succeeded in " in line)
 
 
 def _differences(direct: dict, payload: dict, names: list[str]) -> list[str]:
@@ -332,12 +349,13 @@ def run() -> list[BenchRow]:
             )
             # Alternating direct calls, 1- and 2-worker runs, so a drift of the machine's speed
             # during the benchmark touches every side of the ratios alike.
-            directs, pairs, ones, twos = [], [], [], []
+            directs, pairs, ones, twos, shares = [], [], [], [], []
             for _ in range(REPEAT):
                 directs.append(_direct_processes(1)[0])
                 pairs.append(max(seconds for seconds, _ in _direct_processes(2)))
                 ones.append(site.fresh_run(suite, workers=1))
                 twos.append(site.fresh_run(suite, workers=2))
+                shares.append("/".join(str(count) for count in site.shares[-1]))
             direct_s, direct = min(directs, key=_first)
             pair_s = min(pairs)
             one_s, payload = min(ones, key=_first)
@@ -387,7 +405,8 @@ def run() -> list[BenchRow]:
             "same run, 1 worker",
             one_s,
             "speed-up >= 1.8x",
-            f"{spread[1]}; {_note(same_two)}; the machine's own ceiling: {direct_s / pair_s:.2f}x",
+            f"{spread[1]}; chunk tasks per worker {', '.join(shares)}; {_note(same_two)}; "
+            f"the machine's own ceiling: {direct_s / pair_s:.2f}x",
         )
     )
     rows.append(
