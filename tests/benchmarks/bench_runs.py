@@ -219,6 +219,11 @@ class _Site:
         self.workers.clear()
         if self.logs:
             self.shares.append([_chunk_tasks(log) for log in self.logs])
+            if len(self.logs) > 1 and 0 in self.shares[-1]:
+                for log, count in zip(self.logs, self.shares[-1], strict=True):
+                    if not count:
+                        print(f"{log.name} did no chunk task; its log:", file=sys.stderr)
+                        print(log.read_text(errors="replace")[-6000:], file=sys.stderr)
             self.logs = []
 
     def fresh_run(
