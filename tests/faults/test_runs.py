@@ -171,11 +171,13 @@ def outage(proxy, run: MetricRun, figures, what: str, during=None, supervise=Non
     at_restore = stored(run)  # chunks computing at the cut may finish during the outage
     proxy.restore()
     restored = time.monotonic()
-    wait_for(
-        lambda: (supervise is None or supervise() or True) and stored(run) > at_restore,
-        RUN_TIMEOUT_S,
-        f"work to resume after the {what}",
-    )
+
+    def resumed() -> bool:
+        if supervise is not None:
+            supervise()
+        return stored(run) > at_restore
+
+    wait_for(resumed, RUN_TIMEOUT_S, f"work to resume after the {what}")
     figures(f"{what}: rows stored at the cut, at the restore", f"{at_cut}, {at_restore} of {ROWS}")
     figures(f"{what}: first chunk stored after restore (s)", round(time.monotonic() - restored, 1))
     return restored
