@@ -238,6 +238,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     if CELERY_BROKER_URL.startswith("filesystem://")
     else {}
 )
+# kombu's filesystem transport lets a worker take a message file before it is written, which
+# stops the worker; evaltrans.broker writes each file whole first.
+CELERY_BROKER_TRANSPORT = (
+    "evaltrans.broker:FilesystemTransport"
+    if CELERY_BROKER_URL.startswith("filesystem://")
+    else None
+)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

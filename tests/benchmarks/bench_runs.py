@@ -6,7 +6,10 @@ Rows:
   ``metrics.core`` directly in one process (target: overhead <= 10 %, issue 16; it was 20 %);
 * the same with 2 worker processes against 1 (target: speed-up >= 1.8x on 2 cores, issue 16),
   beside what the machine gives the direct call split over 2 processes at once (each builds
-  its own contexts, as each worker does): the ceiling of that speed-up;
+  its own contexts, as each worker does): the ceiling of that speed-up. From the workers' logs
+  the note adds what a 2-worker run spends beyond half of a 1-worker run: how many chunk tasks
+  each worker did, how long each worker's first chunk took (it builds every context) against
+  the others, and how long the first worker done waited for the other's last chunk;
 * loading the stored results for the results page (target: < 200 ms).
 
 The default suite is every registered measure at its defaults except LJWER and INVWER, which
@@ -33,11 +36,14 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.benchmarks.common import BenchRow
@@ -163,6 +169,11 @@ class _Site:
         # Chunk tasks done by each worker of each run: a 2-worker run as slow as one worker
         # shows here whether one of them did nothing.
         self.shares: list[list[int]] = []
+        # Per run with several workers: how long the first worker to finish its last chunk
+        # waited for the last one, and each worker's first chunk (it builds every context).
+        self.waits: list[float] = []
+        self.firsts: list[float] = []
+        self.others: list[float] = []
 
     def manage(self, *args: str) -> str:
         result = subprocess.run(
@@ -218,7 +229,14 @@ class _Site:
             process.wait(timeout=30)
         self.workers.clear()
         if self.logs:
-            self.shares.append([_chunk_tasks(log) for log in self.logs])
+            tasks = [_chunk_tasks(log) for log in self.logs]
+            self.shares.append([len(done) for done in tasks])
+            if len(self.logs) > 1 and all(tasks):
+                self.waits.append(
+                    max(done[-1][0] for done in tasks) - min(done[-1][0] for done in tasks)
+                )
+                self.firsts += [done[0][1] for done in tasks]
+                self.others += [seconds for done in tasks for _, seconds in done[1:]]
             if len(self.logs) > 1 and 0 in self.shares[-1]:
                 for log, count in zip(self.logs, self.shares[-1], strict=True):
                     if not count:
@@ -262,12 +280,26 @@ class _Site:
         return seconds, payload
 
 
-def _chunk_tasks(log: Path) -> int:
-    """Chunk tasks a worker finished, from its log (Celery's INFO line per task)."""
+def _chunk_tasks(log: Path) -> list[tuple[float, float]]:
+    """The chunk tasks a worker finished, from its log (Celery's INFO line per task): when each
+    ended (seconds since the epoch, to the millisecond) and how long it took, in order."""
     from metrics.services.dispatch import CHUNK_TASK
 
+    done = re.compile(
+        r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}): [^\]]*\] Task "
+        + re.escape(CHUNK_TASK)
+        + r"\[[^\]]*\] succeeded in ([\d.]+)s"
+    )
+    tasks = []
     with log.open(errors="replace") as lines:
-        return sum(1 for line in lines if f"{CHUNK_TASK}[" in line and " succeeded in " in line)
+        for line in lines:
+            found = done.match(line)
+            if found:
+                # The workers' local time: only differences between stamps are used.
+                when = datetime.strptime(found[1], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
+                stamp = when.timestamp()
+                tasks.append((stamp + int(found[2]) / 1000, float(found[3])))
+    return tasks
 
 
 def _differences(direct: dict, payload: dict, names: list[str]) -> list[str]:
@@ -300,6 +332,19 @@ def _spread(
     return (
         f"each repetition {overheads[0]:+.0f}% to {overheads[-1]:+.0f}%",
         f"each repetition {speedups[0]:.2f}x to {speedups[-1]:.2f}x",
+    )
+
+
+def _timeline(site: _Site) -> str:
+    """Where a 2-worker run loses to half a 1-worker run, from the workers' logs: each worker's
+    first chunk builds every context, and one worker waits for the other's last chunk."""
+    if not site.waits:
+        return "no timeline (a worker did no chunk task)"
+    return (
+        f"a worker's first chunk (it builds every context) {min(site.firsts):.1f}-"
+        f"{max(site.firsts):.1f} s, its others {statistics.median(site.others):.2f} s"
+        f" (median); the first worker done waited {min(site.waits):.2f}-{max(site.waits):.2f} s"
+        " for the other's last chunk"
     )
 
 
@@ -410,8 +455,8 @@ def run() -> list[BenchRow]:
             "same run, 1 worker",
             one_s,
             "speed-up >= 1.8x",
-            f"{spread[1]}; chunk tasks per worker {', '.join(shares)}; {_note(same_two)}; "
-            f"the machine's own ceiling: {direct_s / pair_s:.2f}x",
+            f"{spread[1]}; chunk tasks per worker {', '.join(shares)}; {_timeline(site)}; "
+            f"{_note(same_two)}; the machine's own ceiling: {direct_s / pair_s:.2f}x",
         )
     )
     rows.append(

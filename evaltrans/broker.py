@@ -1,0 +1,51 @@
+"""The embedded default's broker: kombu's filesystem transport, with whole message files.
+
+kombu 5.7's filesystem transport creates a message file under its final name, then writes
+it. A worker polling the folder in between takes the empty file, fails to decode it and
+stops ("Unrecoverable error: JSONDecodeError"), and the message is gone: in the runs
+benchmark, one of two workers stopped this way before its first task, once in a few runs,
+and left the run to the other. The lock kombu takes while writing does not help: it is
+advisory, and the worker moves the file without asking for it.
+
+Here a message is written under a name no worker reads (``….msg.part``) and renamed into the
+queue when it is complete; a rename within a folder is atomic, so a worker finds a whole
+message or none. Selected by ``CELERY_BROKER_TRANSPORT`` whenever the broker URL is
+``filesystem://`` (settings).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from time import monotonic
+from typing import Any
+
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
+
+PARTIAL_SUFFIX = ".part"
+
+
+class Channel(filesystem.Channel):
+    def _put(self, queue: str, payload: Any, **kwargs: Any) -> None:
+        """Put ``payload`` onto ``queue``: written whole, then renamed into the queue."""
+        # kombu's name: a worker takes the files of a queue in the order of their names.
+        name = f"{int(round(monotonic() * 1000))}_{uuid.uuid4()}.{queue}.msg"
+        path = os.path.join(self.data_folder_out, name)
+        partial = path + PARTIAL_SUFFIX  # ends in ".part", so no queue's worker takes it
+        try:
+            with open(partial, "wb") as handle:
+                handle.write(str_to_bytes(dumps(payload)))
+            os.replace(partial, path)
+        except OSError as exc:
+            try:
+                os.remove(partial)
+            except OSError:
+                pass
+            raise ChannelError(f"Cannot add file {path!r} to directory") from exc
+
+
+class FilesystemTransport(filesystem.Transport):
+    Channel = Channel
