@@ -9,8 +9,8 @@ advisory, and the worker moves the file without asking for it.
 
 Here a message is written under a name no worker reads (``….msg.part``) and renamed into the
 queue when it is complete; a rename within a folder is atomic, so a worker finds a whole
-message or none. Selected by ``CELERY_BROKER_TRANSPORT`` whenever the broker URL is
-``filesystem://`` (settings).
+message or none. The settings select it (``CELERY_BROKER_TRANSPORT = transport_for(URL)``)
+whenever the broker URL is ``filesystem://``.
 """
 
 from __future__ import annotations
@@ -49,3 +49,10 @@ class Channel(filesystem.Channel):
 
 class FilesystemTransport(filesystem.Transport):
     Channel = Channel
+
+
+def transport_for(url: str) -> str | None:
+    """Celery's ``broker_transport`` for broker ``url``: this module's transport for
+    ``filesystem://``, else None (the URL's scheme chooses; a transport set here would win
+    over it, and a Redis URL would get the filesystem transport)."""
+    return f"{__name__}:FilesystemTransport" if url.startswith("filesystem://") else None

@@ -86,3 +86,15 @@ def test_kombus_own_transport_still_hands_out_the_empty_file(tmp_path, monkeypat
     assert len(seen) == 1 and isinstance(seen[0], json.JSONDecodeError)
     with pytest.raises(Empty):
         consumer._get(QUEUE)  # and the message is lost
+
+
+@pytest.mark.parametrize(
+    ("url", "transport"),
+    [
+        ("filesystem://localhost//", "evaltrans.broker:FilesystemTransport"),
+        ("redis://127.0.0.1:6379/0", None),  # a transport set would win over the URL's scheme
+        ("amqp://guest:guest@127.0.0.1:5672//", None),
+    ],
+)
+def test_only_the_filesystem_broker_gets_this_transport(url, transport):
+    assert broker.transport_for(url) == transport

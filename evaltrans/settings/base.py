@@ -12,6 +12,8 @@ import dj_database_url
 import plotly
 from django.core.exceptions import ImproperlyConfigured
 
+from evaltrans.broker import transport_for
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("EVALTRANS_VAR_DIR") or BASE_DIR / "var")
 
@@ -240,11 +242,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
 )
 # kombu's filesystem transport lets a worker take a message file before it is written, which
 # stops the worker; evaltrans.broker writes each file whole first.
-CELERY_BROKER_TRANSPORT = (
-    "evaltrans.broker:FilesystemTransport"
-    if CELERY_BROKER_URL.startswith("filesystem://")
-    else None
-)
+CELERY_BROKER_TRANSPORT = transport_for(CELERY_BROKER_URL)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

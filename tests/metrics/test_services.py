@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from evaltrans.broker import transport_for
 from metrics import measure_choices
 from metrics.core import get_metric
 from metrics.models import MetricRun, RunMeasure, SegmentStatistics, SystemScore, pack_floats
@@ -506,7 +507,13 @@ def real_broker(tmp_path, monkeypatch):
     monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
     monkeypatch.delenv("CELERY_BROKER_WRITE_URL", raising=False)
 
-    keys = ("task_always_eager", "broker_url", "broker_write_url", "broker_transport_options")
+    keys = (
+        "task_always_eager",
+        "broker_url",
+        "broker_write_url",
+        "broker_transport",
+        "broker_transport_options",
+    )
     saved = {key: app.conf[key] for key in keys}
 
     def configure(url: str = "filesystem://", folder=None) -> None:
@@ -515,6 +522,7 @@ def real_broker(tmp_path, monkeypatch):
             task_always_eager=False,
             broker_url=url,
             broker_write_url=None,
+            broker_transport=transport_for(url),  # as the settings choose it for the URL
             broker_transport_options={
                 "data_folder_in": str(folder),
                 "data_folder_out": str(folder),
