@@ -38,16 +38,23 @@ from metrics.models import (
 
 
 def chunk_layout(segment_count: int, chunk_size: int) -> list[tuple[int, int]]:
-    """The (start, stop) spans a run cuts a test set into: chunks of near-equal length, as many
-    as ``chunk_size`` segments each on average, rounded to the nearest count (3004 segments by
-    1000 give 1001 + 1001 + 1002, not a fourth task for 4 segments, whose queueing would cost
-    more than its work)."""
+    """The (start, stop) spans a run cuts a test set into: as many chunks as ``chunk_size``
+    segments each on average, rounded to the nearest count (3004 segments by 1500 give two
+    chunks, not a third task for 4 segments, whose queueing would cost more than its work),
+    of near-equal length but the last, which is half as long.
+
+    The plan sends the long chunks first, so a run ends on its short chunks: with several
+    workers, the first worker done waits for at most a short chunk of another (guided
+    scheduling), while the run keeps the few tasks of long chunks (each task costs queries
+    and a message; docs/runs.md, "Chunk size and the last chunks")."""
     if segment_count <= 0:
         return []
     size = max(1, chunk_size)
     count = max(1, (segment_count + size // 2) // size)
-    bounds = [segment_count * number // count for number in range(count + 1)]
-    return list(itertools.pairwise(bounds))
+    # count - 1 chunks of 2n / (2 count - 1) segments and one of half that; each at least 1
+    # segment long, since count <= n + 1/2.
+    bounds = [2 * segment_count * number // (2 * count - 1) for number in range(count)]
+    return list(itertools.pairwise([*bounds, segment_count]))
 
 
 # --- lists ---------------------------------------------------------------------------------

@@ -137,6 +137,9 @@ def metric_run_plan(*, run_id: int) -> int:
     ):
         return 0
     run.refresh_from_db()
+    # Long chunks first (stable: system by system within a length), so the run ends on the
+    # short last chunks of chunk_layout and no worker waits long for another's last task.
+    chunks.sort(key=lambda chunk: chunk[1] - chunk[2])
     chunks_send(run=run, chunks=chunks)
     return len(chunks)
 

@@ -35,7 +35,7 @@ from metrics.services.dispatch import metric_run_dispatch
 
 Status = MetricRun.Status
 
-DEFAULT_CHUNK_SEGMENTS = 1000
+DEFAULT_CHUNK_SEGMENTS = 1500
 
 NO_SYSTEMS = "choose at least one system"
 FOREIGN_SYSTEM = "system {name!r} does not belong to test set {test_set}"

@@ -30,6 +30,10 @@ pytestmark = pytest.mark.django_db
 
 Status = MetricRun.Status
 
+# The 8 segments of the test set in chunks of 4 (chunk_layout): a chunk of 5 segments and the
+# half-length last one of 3.
+HEAD, TAIL = (0, 5), (5, 8)
+
 
 def start(test_set, measures, chunk_size=3, capture=None, **kwargs):
     """Start a run eagerly, running the on-commit callbacks the test transaction holds back."""
@@ -123,10 +127,10 @@ def test_task_delivered_twice_stores_statistics_once(django_capture_on_commit_ca
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
         first = computation.metric_chunk_compute(
-            run_id=run.pk, system_id=system.pk, start=0, stop=4
+            run_id=run.pk, system_id=system.pk, start=HEAD[0], stop=HEAD[1]
         )
         second = computation.metric_chunk_compute(
-            run_id=run.pk, system_id=system.pk, start=0, stop=4
+            run_id=run.pk, system_id=system.pk, start=HEAD[0], stop=HEAD[1]
         )
     assert (first, second) == (1, 0)
     assert SegmentStatistics.objects.filter(system=system).count() == 1
@@ -146,10 +150,12 @@ def test_a_chunk_task_sorts_nothing_and_asks_few_queries(django_capture_on_commi
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
         # The first task of a worker process reads the references; later ones find them.
-        computation.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+        computation.metric_chunk_compute(
+            run_id=run.pk, system_id=system.pk, start=HEAD[0], stop=HEAD[1]
+        )
         with CaptureQueriesContext(connection) as queries:
             stored = computation.metric_chunk_compute(
-                run_id=run.pk, system_id=system.pk, start=4, stop=8
+                run_id=run.pk, system_id=system.pk, start=TAIL[0], stop=TAIL[1]
             )
     assert stored == 2
     orders = [
@@ -222,7 +228,10 @@ def test_cancel_stops_pending_chunks_and_illegal_moves_are_refused():
     assert run.status == Status.CANCELLED
     system = test_set.systems.first()
     assert (
-        computation.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4) == 0
+        computation.metric_chunk_compute(
+            run_id=run.pk, system_id=system.pk, start=HEAD[0], stop=HEAD[1]
+        )
+        == 0
     )
     with pytest.raises(measure_choices.RunError, match="cannot become"):
         runs.metric_run_cancel(run=run)
@@ -283,7 +292,9 @@ def test_resume_sends_waiting_and_lost_work(django_capture_on_commit_callbacks):
     MetricRun.objects.filter(pk=lost.pk).update(status=Status.RUNNING)
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
-        computation.metric_chunk_compute(run_id=lost.pk, system_id=system.pk, start=0, stop=4)
+        computation.metric_chunk_compute(
+            run_id=lost.pk, system_id=system.pk, start=HEAD[0], stop=HEAD[1]
+        )
     # An old-generation copy still queued stands down after resume.
     with django_capture_on_commit_callbacks(execute=True):
         recovery.metric_runs_resume()
@@ -292,7 +303,7 @@ def test_resume_sends_waiting_and_lost_work(django_capture_on_commit_callbacks):
     other = test_set.systems.exclude(pk=system.pk).first()
     assert (
         computation.metric_chunk_compute(
-            run_id=lost.pk, system_id=other.pk, start=4, stop=8, generation=0
+            run_id=lost.pk, system_id=other.pk, start=TAIL[0], stop=TAIL[1], generation=0
         )
         == 0
     )
@@ -307,11 +318,13 @@ def test_progress_counts_segments_per_measure(django_capture_on_commit_callbacks
     run = _running_run(test_set, "wer", "per")
     system = test_set.systems.first()
     with django_capture_on_commit_callbacks(execute=False):
-        computation.metric_chunk_compute(run_id=run.pk, system_id=system.pk, start=0, stop=4)
+        computation.metric_chunk_compute(
+            run_id=run.pk, system_id=system.pk, start=HEAD[0], stop=HEAD[1]
+        )
     progress = run_progress(run=run)
-    assert (progress.done, progress.total) == (8, 32)
-    assert [(item.done, item.total) for item in progress.measures] == [(4, 16), (4, 16)]
-    assert progress.as_dict()["percent"] == 25.0
+    assert (progress.done, progress.total) == (10, 32)
+    assert [(item.done, item.total) for item in progress.measures] == [(5, 16), (5, 16)]
+    assert progress.as_dict()["percent"] == 31.2  # 10 / 32, to one decimal
 
 
 def test_presets_choose_measures_and_options():
@@ -331,19 +344,47 @@ def test_presets_choose_measures_and_options():
 @pytest.mark.parametrize(
     ("segments", "size", "expected"),
     [
-        (3004, 1000, [(0, 1001), (1001, 2002), (2002, 3004)]),
-        (529, 1000, [(0, 529)]),
+        (3004, 1500, [(0, 2002), (2002, 3004)]),
+        (3004, 1000, [(0, 1201), (1201, 2403), (2403, 3004)]),
+        (529, 1500, [(0, 529)]),
         (1000, 1000, [(0, 1000)]),
-        (10, 3, [(0, 3), (3, 6), (6, 10)]),
+        (10, 3, [(0, 4), (4, 8), (8, 10)]),
+        (2, 1, [(0, 1), (1, 2)]),
         (0, 5, []),
     ],
 )
-def test_chunks_cover_every_segment_once_without_a_tiny_tail(segments, size, expected):
+def test_chunks_cover_every_segment_once_and_the_last_is_half_as_long(segments, size, expected):
     from metrics.selectors.runs import chunk_layout
 
     layout = chunk_layout(segments, size)
     assert layout == expected
     assert [i for start, stop in layout for i in range(start, stop)] == list(range(segments))
+
+
+def test_every_layout_has_no_empty_chunk():
+    from metrics.selectors.runs import chunk_layout
+
+    for segments in range(1, 200):
+        for size in range(1, 40):
+            assert all(stop > start for start, stop in chunk_layout(segments, size))
+
+
+def test_the_plan_sends_the_long_chunks_first():
+    """A run ends on the short last chunks, so no worker waits long for another's last task."""
+    test_set = make_test_set()
+    run = runs.metric_run_create(
+        test_set=test_set,
+        systems=test_set.systems.all(),
+        measures=choices("wer"),
+        chunk_size=3,
+    )
+    with mock.patch.object(computation, "chunks_send") as send:
+        assert computation.metric_run_plan(run_id=run.pk) == 6
+    sent = send.call_args.kwargs["chunks"]
+    systems = sorted(test_set.systems.values_list("pk", flat=True))
+    # 8 segments by 3: two chunks of 3 and a last one of 2, for each of the 2 systems.
+    assert [(start, stop) for _, start, stop in sent] == [(0, 3), (3, 6)] * 2 + [(6, 8)] * 2
+    assert [system for system, _, _ in sent[:4]] == [systems[0]] * 2 + [systems[1]] * 2
 
 
 # --- per-measure times in the progress -----------------------------------------------------
@@ -381,9 +422,9 @@ def test_progress_gives_each_measure_its_computing_time():
     run.refresh_from_db()
     wer, per, _ = run.measures.all()
     system = test_set.systems.get(name="sys-a")
-    store_chunk(run, system, wer.signature, "wer", (0, 4), 2.0, started - timedelta(hours=1))
-    store_chunk(run, system, wer.signature, "wer", (4, 8), 6.0, started + timedelta(seconds=10))
-    store_chunk(run, system, per.signature, "per", (0, 4), 1.0, started + timedelta(seconds=5))
+    store_chunk(run, system, wer.signature, "wer", HEAD, 2.0, started - timedelta(hours=1))
+    store_chunk(run, system, wer.signature, "wer", TAIL, 6.0, started + timedelta(seconds=10))
+    store_chunk(run, system, per.signature, "per", HEAD, 1.0, started + timedelta(seconds=5))
     # A chunk of another layout is not part of this run's progress.
     store_chunk(run, system, per.signature, "per", (0, 3), 50.0, started)
 
@@ -391,7 +432,7 @@ def test_progress_gives_each_measure_its_computing_time():
     times = [(m["done"], m["total"], m["elapsed_s"], m["remaining_s"]) for m in measures]
     assert times == [
         (8, 16, 6.0, 8.0),  # (2 + 6) s / 8 segments x 8 missing
-        (4, 16, 1.0, 3.0),  # 1 s / 4 segments x 12 missing
+        (5, 16, 1.0, 2.2),  # 1 s / 5 segments x 11 missing
         (0, 16, 0.0, None),  # nothing stored yet: no estimate
     ]
     MetricRun.objects.filter(pk=run.pk).update(status=Status.FAILED)
@@ -432,11 +473,11 @@ def test_progress_sums_the_chunks_of_scored_pairs_in_the_database(django_assert_
     only_a = running([sys_a], started + timedelta(seconds=8))
     wer, per = both.measures.all()
     later = started + timedelta(seconds=5)
-    store_chunk(both, sys_a, wer.signature, "wer", (0, 4), 2.0, later)
-    store_chunk(both, sys_a, wer.signature, "wer", (4, 8), 6.0, started + timedelta(seconds=10))
+    store_chunk(both, sys_a, wer.signature, "wer", HEAD, 2.0, later)
+    store_chunk(both, sys_a, wer.signature, "wer", TAIL, 6.0, started + timedelta(seconds=10))
     store_chunk(both, sys_a, wer.signature, "wer", (0, 3), 50.0, later)  # another layout
-    store_chunk(both, sys_b, wer.signature, "wer", (0, 4), 3.0, started - timedelta(hours=1))
-    store_chunk(both, sys_a, per.signature, "per", (0, 4), 1.0, later)
+    store_chunk(both, sys_b, wer.signature, "wer", HEAD, 3.0, started - timedelta(hours=1))
+    store_chunk(both, sys_a, per.signature, "per", HEAD, 1.0, later)
     SystemScore.objects.create(
         test_set=test_set, system=sys_a, signature=wer.signature, measure="wer", score=0.5
     )
@@ -454,11 +495,11 @@ def test_progress_sums_the_chunks_of_scored_pairs_in_the_database(django_assert_
     with django_assert_num_queries(6):
         summed = times()
     assert summed == {
-        # wer: sys-a scored (8 + 6 s since the start), sys-b half done before it; 4 segments
-        # left at (2 + 6 + 3) s / 12 segments. per: 12 left at 1 s / 4 segments.
-        both.pk: [(12, 16, 8.0, 3.7), (4, 16, 1.0, 3.0)],
+        # wer: sys-a scored (8 + 6 s since the start), sys-b's first chunk done before it; 3
+        # segments left at (2 + 6 + 3) s / 13 segments. per: 11 left at 1 s / 5 segments.
+        both.pk: [(13, 16, 8.0, 2.5), (5, 16, 1.0, 2.2)],
         # Started 8 s later: only the chunk stored at +10 s is its own work.
-        only_a.pk: [(8, 8, 6.0, 0.0), (4, 8, 0.0, 1.0)],
+        only_a.pk: [(8, 8, 6.0, 0.0), (5, 8, 0.0, 0.6)],
     }
     SystemScore.objects.all().delete()
     assert times() == summed  # row by row: the same
@@ -474,14 +515,14 @@ def test_a_run_is_complete_when_every_pair_has_its_score_or_all_its_chunks():
     wer, per = run.measures.all()
     now = timezone.now()
     for system in (sys_a, sys_b):
-        for span in [(0, 4), (4, 8)]:
+        for span in [HEAD, TAIL]:
             store_chunk(run, system, wer.signature, "wer", span, 1.0, now)
-    store_chunk(run, sys_a, per.signature, "per", (0, 4), 1.0, now)
-    store_chunk(run, sys_a, per.signature, "per", (4, 8), 1.0, now)
-    store_chunk(run, sys_b, per.signature, "per", (0, 4), 1.0, now)
-    store_chunk(run, sys_b, per.signature, "per", (4, 7), 1.0, now)  # another layout
-    assert not run_chunks_complete(run=run)  # sys-b's per lacks (4, 8)
-    assert computation.run_missing_work(run)[0] == [(sys_b.pk, 4, 8)]
+    store_chunk(run, sys_a, per.signature, "per", HEAD, 1.0, now)
+    store_chunk(run, sys_a, per.signature, "per", TAIL, 1.0, now)
+    store_chunk(run, sys_b, per.signature, "per", HEAD, 1.0, now)
+    store_chunk(run, sys_b, per.signature, "per", (5, 7), 1.0, now)  # another layout
+    assert not run_chunks_complete(run=run)  # sys-b's per lacks TAIL
+    assert computation.run_missing_work(run)[0] == [(sys_b.pk, *TAIL)]
     # A score stored by an earlier run counts as complete, without chunk rows of this layout.
     SegmentStatistics.objects.filter(system=sys_b, measure="per").delete()
     SystemScore.objects.create(
