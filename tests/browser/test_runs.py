@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from metrics.models import MetricRun, SegmentStatistics
+from metrics.selectors.runs import chunk_layout
 from metrics.services import computation, runs
 from tests.metrics.run_helpers import choices, make_test_set
 
@@ -79,28 +80,31 @@ def test_progress_updates_live_without_reload(live_server, page):
     assert page.locator("#overall-count").inner_text() == "0 / 32"
     page.evaluate("window.stillTheSamePage = true")
 
-    computation.metric_chunk_compute(run_id=run.pk, system_id=systems[0].pk, start=0, stop=4)
+    # 8 segments in chunks of 4: a chunk of 5 segments and the half-length last one of 3.
+    layout = chunk_layout(run.segment_count, run.chunk_size)
+    assert layout == [(0, 5), (5, 8)]
+    computation.metric_chunk_compute(run_id=run.pk, system_id=systems[0].pk, start=0, stop=5)
     # Tiny chunks take milliseconds: give them a computing time the page shows in seconds.
     SegmentStatistics.objects.filter(test_set=test_set).update(seconds=3.0)
     page.wait_for_function(
         "document.querySelectorAll('tr[data-signature] .times')[1].textContent.length > 0",
         timeout=10_000,
     )
-    assert page.locator("#overall-count").inner_text() == "8 / 32"
+    assert page.locator("#overall-count").inner_text() == "10 / 32"
     rows = page.locator("tr[data-signature]")
-    assert [rows.nth(n).locator(".count").inner_text() for n in range(2)] == ["4 / 16"] * 2
-    # 3 s for 4 segments; 12 segments missing per measure: 9 s more.
+    assert [rows.nth(n).locator(".count").inner_text() for n in range(2)] == ["5 / 16"] * 2
+    # 3 s for 5 segments; 11 segments missing per measure: 6.6 s more.
     assert [rows.nth(n).locator(".times").inner_text() for n in range(2)] == [
-        "3 s computing · about 9 s left"
+        "3 s computing · about 7 s left"
     ] * 2
     assert page.evaluate("window.stillTheSamePage") is True
-    assert page.locator("#overall-bar").get_attribute("aria-valuenow") == "25"
+    assert page.locator("#overall-bar").get_attribute("aria-valuenow") == "31"
     screenshot(page, "run-live-progress")
 
     for system in systems:
-        for start in (0, 4):
+        for start, stop in layout:
             computation.metric_chunk_compute(
-                run_id=run.pk, system_id=system.pk, start=start, stop=start + 4
+                run_id=run.pk, system_id=system.pk, start=start, stop=stop
             )
     page.wait_for_selector("#results-table", timeout=15_000)
     assert page.locator("#run-status").inner_text() == "Done"
