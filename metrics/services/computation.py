@@ -98,7 +98,7 @@ def run_missing_work(run: MetricRun) -> tuple[list[tuple[int, int, int]], int, b
     """Chunks that still need computing, units already stored, and whether scores are missing.
 
     Returns ``(chunks, reused_units, needs_scores)``: ``chunks`` are (system id, start, stop)
-    with at least one measure lacking its chunk row.
+    with at least one measure lacking its chunk row, the long ones first.
     """
     work = runs_stored_work(runs=[run])[run.pk]
     signatures = [item.signature for item in work.measures]
@@ -116,6 +116,10 @@ def run_missing_work(run: MetricRun) -> tuple[list[tuple[int, int, int]], int, b
             reused += (len(open_signatures) - len(missing)) * (stop - start)
             if missing:
                 chunks.append((system_id, start, stop))
+    # Long chunks first (stable: system by system within a length), for the plan and for a
+    # resume alike: a run ends on the short last chunks of chunk_layout, so no worker waits
+    # long for another's last task.
+    chunks.sort(key=lambda chunk: chunk[1] - chunk[2])
     return chunks, reused, needs_scores
 
 
@@ -137,9 +141,6 @@ def metric_run_plan(*, run_id: int) -> int:
     ):
         return 0
     run.refresh_from_db()
-    # Long chunks first (stable: system by system within a length), so the run ends on the
-    # short last chunks of chunk_layout and no worker waits long for another's last task.
-    chunks.sort(key=lambda chunk: chunk[1] - chunk[2])
     chunks_send(run=run, chunks=chunks)
     return len(chunks)
 

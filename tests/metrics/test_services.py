@@ -385,6 +385,8 @@ def test_the_plan_sends_the_long_chunks_first():
     # 8 segments by 3: two chunks of 3 and a last one of 2, for each of the 2 systems.
     assert [(start, stop) for _, start, stop in sent] == [(0, 3), (3, 6)] * 2 + [(6, 8)] * 2
     assert [system for system, _, _ in sent[:4]] == [systems[0]] * 2 + [systems[1]] * 2
+    # A resume sends what is missing in the same order.
+    assert computation.run_missing_work(run)[0] == sent
 
 
 # --- per-measure times in the progress -----------------------------------------------------
