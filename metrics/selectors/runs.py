@@ -51,8 +51,8 @@ def chunk_layout(segment_count: int, chunk_size: int) -> list[tuple[int, int]]:
         return []
     size = max(1, chunk_size)
     count = max(1, (segment_count + size // 2) // size)
-    # count - 1 chunks of 2n / (2 count - 1) segments and one of half that; each at least 1
-    # segment long, since count <= n + 1/2.
+    # count - 1 chunks of 2n / (2 count - 1) segments and one of half that; none is empty,
+    # since count <= n makes 2n / (2 count - 1) > 1.
     bounds = [2 * segment_count * number // (2 * count - 1) for number in range(count)]
     return list(itertools.pairwise([*bounds, segment_count]))
 
