@@ -21,7 +21,13 @@ after each run; stored results are deleted before each run so every run computes
 Each time is the best of ``REPEAT`` (direct calls in 1 and 2 processes, 1- and 2-worker runs
 alike; the four alternate). Beside the overhead and the speed-up of the best times, the
 notes give the lowest and highest of each repetition's own overhead and speed-up: on a shared
-machine a single run's time drifts by 10 % and more, which these ranges show.
+machine a single run's time drifts by 10 % and more, which these ranges show. They also split
+each repetition's overhead in two, from the ``seconds`` stored with every chunk row (the
+measures' own time, contexts included): the time outside the measures' code, which is the run
+machinery's own (plan, broker, database, finalize), and the measures' own time inside the run
+against the direct call, which moves with the machine; and they give how much more the
+measures' own seconds of both workers of a 2-worker run add up to than those of the 1-worker
+run beside it (every worker builds every context; two processes share the machine).
 
 The direct call runs in a fresh process each time, as each run's worker is fresh: a process
 that scored the same systems before keeps their tokens (TER's tokenizer and the word ids
@@ -174,6 +180,9 @@ class _Site:
         self.waits: list[float] = []
         self.firsts: list[float] = []
         self.others: list[float] = []
+        # Per run: the measures' own seconds (the ``seconds`` stored with each chunk row,
+        # contexts included), summed over the run's chunks and workers.
+        self.measures_own: list[float] = []
 
     def manage(self, *args: str) -> str:
         result = subprocess.run(
@@ -271,12 +280,19 @@ class _Site:
             str(TIMEOUT_S),
         )
         payload = json.loads(output)
-        seconds = float(
+        seconds, own = json.loads(
             self.shell(
-                "from metrics.models import MetricRun as R; r = R.objects.get(pk="
-                f"{payload['run']}); print((r.finished_at - r.created_at).total_seconds())"
+                "import json\n"
+                "from django.db.models import Sum\n"
+                "from metrics.models import MetricRun as R, SegmentStatistics as S\n"
+                f"r = R.objects.get(pk={payload['run']})\n"
+                "rows = S.objects.filter(system__in=r.systems.all(), created_at__gte=r.created_at,"
+                " signature__in=r.measures.values('signature'))\n"
+                "own = rows.aggregate(total=Sum('seconds'))['total'] or 0.0\n"
+                "print(json.dumps([(r.finished_at - r.created_at).total_seconds(), own]))\n"
             )
         )
+        self.measures_own.append(own)
         return seconds, payload
 
 
@@ -333,6 +349,33 @@ def _spread(
         f"each repetition {overheads[0]:+.0f}% to {overheads[-1]:+.0f}%",
         f"each repetition {speedups[0]:.2f}x to {speedups[-1]:.2f}x",
     )
+
+
+def _split(
+    directs: list[tuple[float, dict]], ones: list[tuple[float, dict]], own: list[float]
+) -> str:
+    """Each 1-worker repetition's overhead in two parts: the time outside the measures' own
+    code (plan, queue, database, finalize), which is the run machinery's, and the measures'
+    own time in the run against the whole direct call, which moves with the machine."""
+    outside = sorted(
+        (one[0] - mine) / direct[0] * 100
+        for direct, one, mine in zip(directs, ones, own, strict=True)
+    )
+    inside = sorted(
+        (mine - direct[0]) / direct[0] * 100 for direct, mine in zip(directs, own, strict=True)
+    )
+    return (
+        f"outside the measures {outside[0]:+.0f}% to {outside[-1]:+.0f}%, "
+        f"the measures' own time {inside[0]:+.0f}% to {inside[-1]:+.0f}%"
+    )
+
+
+def _shared(own_ones: list[float], own_twos: list[float]) -> str:
+    """How much more the measures' own seconds add up to in each 2-worker run than in the
+    1-worker run beside it: each worker builds every context, and two processes share the
+    machine's caches and memory bandwidth."""
+    more = sorted((two - one) / one * 100 for one, two in zip(own_ones, own_twos, strict=True))
+    return f"the measures' own seconds of both workers {more[0]:+.0f}% to {more[-1]:+.0f}% over 1 worker's"
 
 
 def _timeline(site: _Site) -> str:
@@ -400,11 +443,14 @@ def run() -> list[BenchRow]:
             # Alternating direct calls, 1- and 2-worker runs, so a drift of the machine's speed
             # during the benchmark touches every side of the ratios alike.
             directs, pairs, ones, twos, shares = [], [], [], [], []
+            own_ones, own_twos = [], []
             for _ in range(REPEAT):
                 directs.append(_direct_processes(1)[0])
                 pairs.append(max(seconds for seconds, _ in _direct_processes(2)))
                 ones.append(site.fresh_run(suite, workers=1))
+                own_ones.append(site.measures_own[-1])
                 twos.append(site.fresh_run(suite, workers=2))
+                own_twos.append(site.measures_own[-1])
                 shares.append("/".join(str(count) for count in site.shares[-1]))
             direct_s, direct = min(directs, key=_first)
             pair_s = min(pairs)
@@ -445,7 +491,8 @@ def run() -> list[BenchRow]:
             "metrics.core direct",
             direct_s,
             "overhead <= 10%",
-            f"overhead {overhead:+.0f}% ({spread[0]}); {_note(same_one)}",
+            f"overhead {overhead:+.0f}% ({spread[0]}; {_split(directs, ones, own_ones)}); "
+            f"{_note(same_one)}",
         )
     )
     rows.append(
@@ -455,7 +502,8 @@ def run() -> list[BenchRow]:
             "same run, 1 worker",
             one_s,
             "speed-up >= 1.8x",
-            f"{spread[1]}; chunk tasks per worker {', '.join(shares)}; {_timeline(site)}; "
+            f"{spread[1]}; {_shared(own_ones, own_twos)}; "
+            f"chunk tasks per worker {', '.join(shares)}; {_timeline(site)}; "
             f"{_note(same_two)}; the machine's own ceiling: {direct_s / pair_s:.2f}x",
         )
     )
