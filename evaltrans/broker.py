@@ -1,4 +1,5 @@
-"""The embedded default's broker: kombu's filesystem transport, with whole message files.
+"""The embedded default's broker: kombu's filesystem transport, with whole message files and
+a worker that waits for its ack instead of polling while its tasks run.
 
 kombu 5.7's filesystem transport creates a message file under its final name, then writes
 it. A worker polling the folder in between takes the empty file, fails to decode it and
@@ -9,8 +10,10 @@ advisory, and the worker moves the file without asking for it.
 
 Here a message is written under a name no worker reads (``….msg.part``) and renamed into the
 queue when it is complete; a rename within a folder is atomic, so a worker finds a whole
-message or none. The settings select it (``CELERY_BROKER_TRANSPORT = transport_for(URL)``)
-whenever the broker URL is ``filesystem://``.
+message or none. While a worker's tasks hold every prefetch slot, its loop waits for the ack
+that frees one (``FilesystemTransport``) rather than waking every polling interval. The
+settings select this transport (``CELERY_BROKER_TRANSPORT = transport_for(URL)``) whenever the
+broker URL is ``filesystem://``.
 """
 
 from __future__ import annotations
