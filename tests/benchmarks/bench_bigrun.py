@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from tests.benchmarks import bench_import
-from tests.benchmarks.bench_runs import _Site, _suite
+from tests.benchmarks.bench_runs import _Site, _suite, django_setup
 from tests.benchmarks.common import BenchRow
 
 DEFAULT_SEGMENTS = 100_000
@@ -70,6 +70,7 @@ def run() -> list[BenchRow]:
         print("bench_bigrun: shared data absent (set EVALTRANS_SHARED_DATA); skipped")
         return []
     segments = int(os.environ.get("EVALTRANS_BENCH_BIGRUN_SEGMENTS") or DEFAULT_SEGMENTS)
+    django_setup()
     suite = _suite()
     with tempfile.TemporaryDirectory(prefix="bench-bigrun-") as folder:
         files = bench_import.generate(Path(folder) / "texts", segments)

@@ -156,6 +156,15 @@ def _direct_main(number: str, count: str) -> None:
     print(json.dumps(_direct(_suite(), refs, systems)))
 
 
+def django_setup() -> None:
+    """Django in the benchmark's own process: the workers' logs are read with the task names
+    of ``metrics.services.dispatch``, which imports the models."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evaltrans.settings.dev")
+    import django
+
+    django.setup()
+
+
 class _Site:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -401,10 +410,7 @@ def run() -> list[BenchRow]:
     if not reference_path.exists():
         print(f"bench_runs: shared data {DATA_NAME} absent (set EVALTRANS_SHARED_DATA); skipped")
         return []
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evaltrans.settings.dev")
-    import django
-
-    django.setup()
+    django_setup()
     suite = _suite()
     reference = _read(reference_path)
     paths = sorted((root / "system-outputs").glob("*.gz"))
