@@ -65,7 +65,7 @@ print(json.dumps([min(best), min(page), r.status_code]))
 
 def run() -> list[BenchRow]:
     if os.environ.get("EVALTRANS_BENCH_BIGRUN") != "1":
-        print("bench_bigrun: 15-40 minutes; set EVALTRANS_BENCH_BIGRUN=1 to run it; skipped")
+        print("bench_bigrun: 7-40 minutes; set EVALTRANS_BENCH_BIGRUN=1 to run it; skipped")
         return []
     root = bench_import._data_root()
     if not (root / "newstest2017-ende-ref.de.gz").exists():
